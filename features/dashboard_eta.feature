@@ -84,3 +84,15 @@ Feature: The dashboard says when a run should end, and draws its intervals hones
     When the Runs page is read
     Then the chart of "reviews-live" has 41 intervals of a minute, 39 of them empty
     And the chart of "reviews-live" counts 10 answers in all
+
+  Scenario Outline: Small costs are shown to two significant digits, so that small batches' costs differ
+    Then the dashboard shows $<dollars> as "<shown>"
+
+    Examples:
+      | dollars   | shown     |
+      | 0         | $0        |
+      | 0.00003   | $0.000030 |
+      | 0.0000451 | $0.000045 |
+      | 0.006     | $0.0060   |
+      | 0.12346   | $0.1235   |
+      | 1234.5    | $1,234.50 |

@@ -141,10 +141,23 @@ Feature: Live and batch modes
     When the script closes the actor
     Then the actor's run_sync loop is closed
 
-  Scenario: An actor that never ran synchronously can still be closed from a script
-    Given an actor "scripted" in live mode
-    When the script closes the actor
-    Then the actor still answers "Hello" afterwards
+  Scenario: run_sync from eight threads at once on one actor answers every call, each request created once
+    Given an actor "threaded" in batch mode
+    When 8 threads ask the actor at once with run_sync
+    Then each of the 8 threads got its own emulated reply, each request created once
+
+  Scenario Outline: A closed actor refuses every call before anything is recorded or sent (<how>)
+    Given an actor "closing" in batch mode
+    When the actor is closed <how>
+    Then every way of calling it raises ActorClosedError naming the actor
+    And the API received no calls at all
+    And the ledger holds no requests and no batches
+
+    Examples:
+      | how               |
+      | by aclose()       |
+      | by its async with |
+      | by close()        |
 
   Scenario: run_sync refuses to run inside an event loop
     Given an actor "scripted" in live mode

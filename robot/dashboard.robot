@@ -48,23 +48,25 @@ Runs Show Progress, ETA, Spend, The Worst Case Still Out And The Cost Limit
     Should Be Equal As Integers    ${bars}    2
     Take Screenshot    runs
 
-Batches Are Listed Waiting Longest First, Each With Its Cost Beside The Live Price
+Batches Are Listed Waiting Longest First, Each With The API's Batch Id And Its Cost Beside The Live Price
     Show Page    batches
     Wait Until Page Contains    Batches, waiting longest first
     @{first}=    Texts Of    \#batches-table tbody tr:nth-child(1) td
     Should Be Equal    ${first}[0]    batch-parked
-    Should Be Equal    ${first}[1]    openai
-    Should Be Equal    ${first}[2]    waiting-on-batch
-    Should Match Regexp    ${first}[6]    ^5h 0m$
-    Should Match Regexp    ${first}[7]    ^1[89]h \\d+m$
+    Should Be Equal    ${first}[1]    api-batch-parked
+    Should Be Equal    ${first}[2]    openai
+    Should Be Equal    ${first}[3]    waiting-on-batch
+    Should Match Regexp    ${first}[7]    ^5h 0m$
+    Should Match Regexp    ${first}[8]    ^1[89]h \\d+m$
     @{second}=    Texts Of    \#batches-table tbody tr:nth-child(2) td
     Should Be Equal    ${second}[0]    batch-live-2
     @{collected}=    Texts Of    \#batches-table tbody tr:nth-child(4) td
     Should Be Equal    ${collected}[0]    batch-fin
-    Should Be Equal    ${collected}[4]    6 / 6
-    Should Be Equal    ${collected}[8]    $0.0060
-    Should Be Equal    ${collected}[9]    $0.0120
-    Should Be Equal    ${collected}[10]    $0.0060
+    Should Be Equal    ${collected}[1]    api-batch-fin
+    Should Be Equal    ${collected}[5]    6 / 6
+    Should Be Equal    ${collected}[9]    $0.0060
+    Should Be Equal    ${collected}[10]    $0.0120
+    Should Be Equal    ${collected}[11]    $0.0060
     Take Screenshot    batches
 
 Money Shows Spend And Savings Over Time, By Actor, Model And Provider

@@ -4,6 +4,7 @@ now), and the Runs page of the dashboard's test ledger read at the ledger's own 
 from __future__ import annotations
 
 import itertools
+from decimal import Decimal
 from typing import Protocol
 
 from _dashboard import shown_run
@@ -13,7 +14,7 @@ from step_context import Context as StepContext
 from step_context import given, then
 
 from lowtide.bulk.progress.eta import BatchTimes, batch_run_eta, live_run_eta
-from lowtide.dashboard.data import DashboardData, Json
+from lowtide.dashboard.data import DashboardData, Json, money
 from lowtide.ledger.interface import LedgerStore
 
 NOW = 1_700_000_000.0
@@ -114,3 +115,8 @@ def step_intervals(context: Context, run_id: str, count: int, empty: int) -> Non
 @then('the chart of "{run_id}" counts {answers:d} answers in all')
 def step_answers(context: Context, run_id: str, answers: int) -> None:
     assert sum(int(str(p["answers"])) for p in _timeline(context, run_id)) == answers
+
+
+@then('the dashboard shows ${dollars} as "{shown}"')
+def step_money_shown(context: StepContext, dollars: str, shown: str) -> None:
+    assert money(Decimal(dollars)) == shown, money(Decimal(dollars))

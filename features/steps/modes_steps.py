@@ -2,14 +2,39 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import httpx2
 from _support import API_KEY, emulated_reply_to, entry_point, names, plugins_importable, remember_env, world
 from step_context import Context, given, then, when
 
-from lowtide import ActorResponse, ProviderRegistry
+from lowtide import ActorClosedError, ActorResponse, ProviderRegistry
+
+
+@contextmanager
+def caught_logs() -> Iterator[list[str]]:
+    """Every line lowtide logs meanwhile, from any thread, at any level."""
+    lines: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    handler, logger = Keep(logging.DEBUG), logging.getLogger("lowtide")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield lines
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 @given('a provider registry with the plugin "{spec}"')
@@ -30,7 +55,7 @@ def step_run_sync(context: Context, prompt: str) -> None:
     response = actor.run_sync(prompt)
     w.outcomes.append(response)
     loops = w.value if isinstance(w.value, list) else []
-    loops.append(actor._sync_runner.get_loop() if actor._sync_runner else None)
+    loops.append(actor._sync_loop.loop)
     w.value = loops
 
 
@@ -70,6 +95,86 @@ def step_run_sync_in_loop(context: Context, prompt: str) -> None:
         return w.current_actor().run_sync(prompt)
 
     w.response = w.attempt_async(inside)
+
+
+@when("{count:d} threads ask the actor at once with run_sync")
+def step_run_sync_threads(context: Context, count: int) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    start = threading.Barrier(count)
+
+    def ask(index: int) -> object:
+        start.wait()  # all at once: the calls overlap on the actor's one loop
+        try:
+            return actor.run_sync(f"Question {index}", custom_id=f"thread-{index}")
+        except Exception as exc:  # kept, to be named by the Then step
+            return exc
+
+    with caught_logs() as logged, ThreadPoolExecutor(count) as pool:
+        w.value = list(pool.map(ask, range(count)))
+    w.asked["logged"] = logged
+
+
+@then("each of the {count:d} threads got its own emulated reply, each request created once")
+def step_each_thread_answered(context: Context, count: int) -> None:
+    w = world(context)
+    for index, outcome in enumerate(w.value):
+        assert isinstance(outcome, ActorResponse), f"thread {index}: {outcome!r}"
+        assert outcome.text.startswith(emulated_reply_to(f"Question {index}")), outcome.text
+    created = w.emu.created_custom_ids
+    assert created == {w.custom_id(f"thread-{index}"): 1 for index in range(count)}, created
+    uncertain = [line for line in w.asked["logged"] if "unknown outcome" in line or "reconcil" in line]
+    assert not uncertain, uncertain
+
+
+# -- a closed actor --------------------------------------------------------------------------------------------------
+
+
+@when("the actor is closed {how}")
+def step_actor_closed(context: Context, how: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    w.value = actor.run("Made before it closed")  # a call made while open, awaited only after the actor closed
+
+    async def inside() -> None:
+        async with actor:
+            pass
+
+    closing = {"by aclose()": actor.aclose, "by its async with": inside, "by close()": None}[how]
+    if closing is None:
+        actor.close()
+    else:
+        w.run(closing())
+
+
+@then("every way of calling it raises ActorClosedError naming the actor")
+def step_every_call_refused(context: Context) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    made_before: Coroutine[Any, Any, object] = w.value
+    calls: dict[str, Callable[[], object]] = {
+        "run": lambda: w.run(actor.run("Hello")),
+        "a run made before it closed": lambda: w.run(made_before),
+        "submit": lambda: w.run(actor.submit("Hello", key="k1")),
+        "result": lambda: w.run(actor.result("k1")),
+        "run_many": lambda: w.run(actor.run_many(["Hello", "Goodbye"])),
+        "bulk": lambda: actor.bulk().add("Hello"),
+        "map": lambda: w.run(actor.map(["Hello"])),
+        "run_sync": lambda: actor.run_sync("Hello"),
+        "stream": lambda: actor.stream("Hello"),
+        "async with": lambda: w.run(actor.__aenter__()),
+    }
+    for name, call in calls.items():
+        error: ActorClosedError | None = None
+        try:
+            call()
+        except ActorClosedError as exc:
+            error = exc
+        assert error is not None, f"{name} on a closed actor was not refused"
+        assert error.actor == actor.name, (name, error.actor)
+        assert f"Actor {actor.name!r} is closed" in str(error), (name, str(error))
+        assert "Make a new Actor" in str(error), (name, str(error))
+    assert actor.closed
 
 
 # -- clients and keys ------------------------------------------------------------------------------------------------
@@ -130,10 +235,3 @@ def step_http_client_closed(context: Context) -> None:
 @given('an actor "{name}" given a client that is not an Anthropic client')
 def step_actor_odd_client(context: Context, name: str) -> None:
     world(context).add_actor({"name": name, "model": "claude-sonnet-5-5"}, client=object())
-
-
-@then('the actor still answers "{prompt:Q}" afterwards')
-def step_still_answers(context: Context, prompt: str) -> None:
-    w = world(context)
-    response = w.run(w.current_actor().run(prompt))
-    assert response.text.startswith(emulated_reply_to(prompt)), response.text

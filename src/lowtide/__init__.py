@@ -28,6 +28,7 @@ if _typing.TYPE_CHECKING:
     from lowtide.config.actors import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
     from lowtide.core.clock import Clock, ManualClock, SystemClock, VirtualClock
     from lowtide.errors import (
+        ActorClosedError,
         ActorError,
         AgentDivergedError,
         AgentError,
@@ -104,6 +105,7 @@ _LAZY = {
     "AgentHandle": "lowtide.agents",
     "AgentRunError": "lowtide.errors",
     "AuthenticationError": "lowtide.errors",
+    "ActorClosedError": "lowtide.errors",
     "BatchNotOutstanding": "lowtide.errors",
     "BatchProcessingMode": "lowtide.config.actors",
     "BatchRequestCanceled": "lowtide.errors",
@@ -195,6 +197,7 @@ __all__ = [
     "APITimeoutError",
     "APIUnreachableError",
     "Actor",
+    "ActorClosedError",
     "ActorConfiguration",
     "ActorError",
     "ActorRequest",

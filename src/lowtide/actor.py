@@ -20,9 +20,10 @@ from lowtide.calls.many import ManyCalls
 from lowtide.calls.path import ActorCalls, Calls
 from lowtide.calls.providers import ActorProviders
 from lowtide.calls.requests import MessagesInput, ToolsInput, build_request
+from lowtide.calls.sync_loop import SyncLoop
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.core.clock import Clock, SystemClock
-from lowtide.errors import ActorError, ProviderCapabilityError
+from lowtide.errors import ActorClosedError, ActorError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.quota_records import QuotaStore
 from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
@@ -89,7 +90,8 @@ class Actor:
             classifier=retry_classifier,
             quota_store=self._quota_store,
         )
-        self._sync_runner: asyncio.Runner | None = None
+        self._sync_loop = SyncLoop()
+        self._closed = False
         self._ledger: LedgerStore | str | Path | None = ledger
         self._untraced = ActorCalls(self, self._providers, self._engine)
         self._traced: Calls | None = None
@@ -180,6 +182,8 @@ class Actor:
         """
         # Not a coroutine of its own: the call's (`ActorCalls.run`) is the only frame each of 100,000 waiting calls
         # keeps, and it runs nothing before it is awaited (a bad argument is raised by the await, as it always was).
+        if self._closed:
+            raise ActorClosedError(self.name)
         calls: Calls = self._calls()
         return calls.run(prompt, response_model, mode, key, max_cost_usd, kwargs)
 
@@ -202,6 +206,8 @@ class Actor:
         after pieces arrived raises `StreamInterruptedError`, never a short answer. In batch mode the call goes
         through the ledger as `run`'s does (its key, never paid twice) and its answer is the one event.
         """
+        if self._closed:
+            raise ActorClosedError(self.name)
         from lowtide.calls.streamed import streamed
 
         def whole() -> Coroutine[Any, Any, ActorResponse[object]]:
@@ -237,6 +243,8 @@ class Actor:
         `await actor.result(ticket.key)` (in this process or a later one) waits for it; so does `run` with the
         same key.
         """
+        if self._closed:
+            raise ActorClosedError(self.name)
         return self._calls().submit(prompt, key, max_cost_usd, kwargs)
 
     @overload
@@ -250,6 +258,8 @@ class Actor:
     ) -> Coroutine[Any, Any, ActorResponse[object]]:
         """The answer of a parked call, waiting for its batch if need be (a coroutine: await it); traced, its span is
         in the trace the call was parked in."""
+        if self._closed:
+            raise ActorClosedError(self.name)
         return self._calls().result(key, response_model)
 
     def ticket(self, key: str) -> Ticket:
@@ -318,6 +328,8 @@ class Actor:
         from lowtide.bulk.running.options import check_run_options
         from lowtide.bulk.running.runner import BulkRun
 
+        if self._closed:
+            raise ActorClosedError(self.name)
         check_run_options(options)
         return BulkRun(self, **options)
 
@@ -374,20 +386,21 @@ class Actor:
         again returns it without paying again. Live, each request is its own call through the actor's live caller
         (quota, retries, middleware), and every error is that request's own, in the list; keys are not used.
         """
+        if self._closed:
+            raise ActorClosedError(self.name)
         await self.ready(mode)
         return await self._many.run(requests, mode=mode, keys=keys, max_cost_usd=max_cost_usd)
 
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> ActorResponse[object]:
-        """`run` for scripts without an event loop. All sync calls of one actor share one loop."""
+        """`run` for scripts without an event loop, from any thread. All sync calls of one actor share one loop, in a
+        thread of its own: calls from several threads at once are gathered as `run`'s are, each request sent once."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             pass
         else:
             raise ActorError("run_sync was called inside a running event loop; use `await actor.run(...)`.")
-        if self._sync_runner is None:
-            self._sync_runner = asyncio.Runner()
-        return self._sync_runner.run(self.run(prompt, **kwargs))
+        return self._sync_loop.run(self.run(prompt, **kwargs))
 
     def resolve_mode(self, mode: BatchProcessingMode | str | None = None) -> BatchProcessingMode:
         """The mode a call will really run in: the override or the configured mode, after any live fallback."""
@@ -427,19 +440,27 @@ class Actor:
     def _quota_store(self) -> QuotaStore:
         return shared_quota_store(self._ledger or self.configuration.ledger, self._open_ledger)
 
+    @property
+    def closed(self) -> bool:
+        """Whether the actor was closed: its calls are refused (`ActorClosedError`) before anything is recorded."""
+        return self._closed
+
     async def aclose(self) -> None:
+        """Close the actor's providers (their connections); from now on every call is refused (`ActorClosedError`),
+        before anything is recorded or sent, where a reopened provider would send a new batch."""
+        self._closed = True
         self._untraced.prompts.forget()  # its providers are closed: a later call builds them anew
         await self._providers.aclose()
         thaw()  # what lowtide kept from the garbage collector (since this actor was made, say) is given back
 
     def close(self) -> None:
-        """Close providers and the loop used by `run_sync`."""
-        if self._sync_runner is not None:
-            self._sync_runner.run(self.aclose())
-            self._sync_runner.close()
-            self._sync_runner = None
+        """`aclose` for scripts: the providers of `run_sync`'s loop closed, then the loop; calls are refused after."""
+        self._closed = True
+        self._sync_loop.close(self.aclose())
 
     async def __aenter__(self) -> Self:
+        if self._closed:
+            raise ActorClosedError(self.name)
         return self
 
     async def __aexit__(

@@ -2,6 +2,7 @@
 
 ```
 ActorError
+├── ActorClosedError              a call on an actor that was closed (aclose, close, async with); nothing was sent
 ├── ConfigurationError            invalid actor configuration or call arguments; raised before anything is sent
 │   ├── InputError                a bulk run's input file or jobs are wrong (lowtide.bulk); names file and line
 │   ├── BatchNotOutstanding       cancel of a batch that has ended (or never existed at the API): nothing to cancel
@@ -56,6 +57,7 @@ __all__ = [
     "APIError",
     "APITimeoutError",
     "APIUnreachableError",
+    "ActorClosedError",
     "ActorError",
     "AgentDivergedError",
     "AgentError",
@@ -90,6 +92,18 @@ __all__ = [
 
 class ActorError(Exception):
     """The root of every error lowtide raises."""
+
+
+class ActorClosedError(ActorError):
+    """Raised by a call on an actor that was closed (`aclose()`, `close()`, or the end of its `async with`), before
+    anything is recorded or sent: its providers are closed, and a closed actor opens none again. Make a new `Actor`."""
+
+    def __init__(self, actor: str) -> None:
+        super().__init__(
+            f"Actor {actor!r} is closed (aclose(), close() or the end of its `async with`); nothing was recorded or "
+            "sent. Make a new Actor for further calls."
+        )
+        self.actor = actor
 
 
 class ConfigurationError(ActorError):

@@ -17,7 +17,7 @@ from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.core.clock import Clock
 from lowtide.cost.budget import within_limits, worst_case_of
 from lowtide.cost.pricing import load_prices_in_background
-from lowtide.errors import ConfigurationError
+from lowtide.errors import ActorClosedError, ConfigurationError
 from lowtide.ledger.kinds import ledger_registry
 from lowtide.ledger.quota_records import QuotaStore
 from lowtide.live.caller import LiveCaller, Middleware
@@ -95,6 +95,8 @@ class ActorProviders:
         cannot use ("Connection error": a batch create of unknown outcome) nor close once that loop has ended."""
         self._last: tuple[asyncio.AbstractEventLoop | None, _Built] | None = None
         self._closing: set[asyncio.Future[None]] = set()
+        self._closed = False
+        """Set by `aclose`: no provider is built again (a call made before the actor closed and awaited after it)."""
         self._callers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, LiveCaller]] = (
             weakref.WeakKeyDictionary()
         )
@@ -196,6 +198,8 @@ class ActorProviders:
         return provider
 
     def _build(self, configuration: ActorConfiguration, factory: ProviderFactory) -> Provider:
+        if self._closed:
+            raise ActorClosedError(configuration.name)
         options = ProviderOptions(
             api_key=self._api_key,
             api_key_env=configuration.api_key_env,
@@ -270,8 +274,8 @@ class ActorProviders:
         return cap
 
     async def aclose(self) -> None:
-        """Close the providers of this loop (and of none), and those of loops that have ended; a later call builds
-        them anew."""
+        """Close the providers of this loop (and of none), and those of loops that have ended; none is built again."""
+        self._closed = True
         loop = asyncio.get_running_loop()
         await _close_ended(self._retire_ended())
         providers = [

@@ -32,10 +32,14 @@ _RUNS_SHOWN = 50
 
 
 def money(value: Decimal) -> str:
-    """Dollars as a user reads them: cents for sums over a dollar, more digits below."""
+    """Dollars as a user reads them: cents for sums over a dollar; below, at least four decimals and as many more as
+    two significant digits need, so that small batches' costs differ ($0.000030, $0.000045), never all $0.0000."""
     if abs(value) >= 1:
         return f"${value:,.2f}"
-    return f"${value:.4f}" if value else "$0"
+    if not value:
+        return "$0"
+    decimals = max(4, 1 - value.adjusted())  # adjusted(): the exponent of its first digit (-5 for 0.00003)
+    return f"${value:.{decimals}f}"
 
 
 class DashboardData:

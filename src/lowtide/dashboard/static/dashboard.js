@@ -174,7 +174,7 @@ function renderRuns(data) {
 function renderBatches(data) {
   const page = document.getElementById("page-batches");
   const rows = data.batches.map((b) => [
-    el("span", { "data-batch": b.id }, b.id), b.provider, b.state, b.phase || "",
+    el("span", { "data-batch": b.id }, b.id), b.provider_batch_id || "—", b.provider, b.state, b.phase || "",
     `${b.results} / ${b.requests}`, Object.entries(b.counts).map(([k, v]) => `${k} ${v}`).join(", "),
     duration(b.age_seconds), b.ends_in_seconds === null ? "ended" : duration(b.ends_in_seconds),
     b.cost, b.live_cost, b.saved, b.note || ""]);
@@ -185,7 +185,7 @@ function renderBatches(data) {
   pager.querySelector("#batches-prev").onclick = () => { batchPage = Math.max(0, batchPage - 1); refresh(); };
   pager.querySelector("#batches-next").onclick = () => { if (batchPage + 1 < pages) batchPage += 1; refresh(); };
   page.replaceChildren(el("div", { class: "card" }, el("h2", {}, "Batches, waiting longest first"), pager,
-    rows.length ? table(["batch", "provider", "state", "phase", "answered", "API counts", "age", "deadline in",
+    rows.length ? table(["batch", "API's batch id", "provider", "state", "phase", "answered", "API counts", "age", "deadline in",
       "cost", "at live price", "saved", "note"], rows, { id: "batches-table" }) : el("p", { class: "empty" }, "No batches.")));
 }
 
