@@ -67,6 +67,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --items-per-batch 0      | --items-per-batch must be a whole number between 1 and 100,000, not 0. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --out /proc/nope/r.jsonl  | --out: cannot write the results to /proc/nope/r.jsonl: its folder /proc/nope does not exist. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --results-dir actor.yaml | is a file, not a folder; name a folder for the results. |
+      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --results-dir actor.yaml/results | --results-dir: cannot make the folder actor.yaml/results: Not a directory. |
 
     @sqlite
     Examples: with no ledger file there
@@ -97,7 +98,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed on stderr "torn.jsonl, line 2"
     And there is still no ledger file
 
-  Scenario: A job naming a Word document is refused, naming the file and the kinds accepted, before anything is sent
+  Scenario: A job naming a damaged Word document is refused, naming the file and the converter's reason, before anything is sent
     Given the file "minutes.docx" in the scenario's folder holds the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'
     And the file "minutes.jsonl" in the scenario's folder holds:
       """
@@ -108,7 +109,7 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     Then the command exits with 2
     And the command printed nothing, and on stderr exactly:
       """
-      lowtide: minutes.jsonl, line 2: file 'minutes.docx' is a Word document (.docx), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): save or export it as PDF or as text first
+      lowtide: minutes.jsonl, line 2: file 'minutes.docx' is a Word document (.docx) that could not be converted to text: File is not a zip file
       """
     And the API received no calls at all
 

@@ -75,12 +75,12 @@ Feature: Bulk inputs
       | scans       | a folder                            | is a folder, not a file; name one file per job                                                                                                                              |
       | empty.txt   | no bytes                            | is empty; there is nothing to send                                                                                                                                          |
       | blank.md    | the bytes b'\xef\xbb\xbf \n\t\n'       | holds no text, only white space; there is nothing to send                                                                                                                   |
-      | report.docx | the bytes b'PK\x03\x04\x14\x00\x06' | is a Word document (.docx), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): save or export it as PDF or as text first |
-      | blob.bin    | the bytes b'\x00\x01\x02 frames'    | is not a kind of file the API takes: it supports PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names); convert it first |
+      | report.docx | the bytes b'PK\x03\x04\x14\x00\x06' | is a Word document (.docx) that could not be converted to text: File is not a zip file |
+      | blob.bin    | the bytes b'\x00\x01\x02 frames'    | is not a kind of file the API takes: it supports PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp), UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names), and Word, Excel and PowerPoint files (.docx, .xlsx, .pptx) as text; convert it first |
       | photo.png   | a JPEG image                        | has the .png extension but holds a JPEG image; rename it to end in .jpg                                                                                                     |
       | scan.pdf    | a PNG image                         | has the .pdf extension but holds a PNG image; rename it to end in .png                                                                                                      |
       | notes.txt   | a PDF                               | holds a PDF but has the .txt extension; rename it to end in .pdf                                                                                                            |
-      | tide.gif    | the text "not a picture"            | has the .gif extension but is not a GIF image (its first bytes say otherwise); the API takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names) |
+      | tide.gif    | the text "not a picture"            | has the .gif extension but is not a GIF image (its first bytes say otherwise); the API takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp), UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names), and Word, Excel and PowerPoint files (.docx, .xlsx, .pptx) as text |
       | latin.txt   | the bytes b'caf\xe9 au lait'        | is not UTF-8 text: the byte 0xe9 at offset 3 is not valid UTF-8; save it as UTF-8                                                                                           |
       | blob.txt    | the bytes b'ab\x00cd'               | is not UTF-8 text: it holds binary data (a NUL byte at offset 2); save it as UTF-8                                                                                          |
       | late.txt    | text of 5000 bytes, then the bytes b'\xff' | is not UTF-8 text: the byte 0xff at offset 5000 is not valid UTF-8; save it as UTF-8                                                                                 |
@@ -92,23 +92,22 @@ Feature: Bulk inputs
     When the block for "<name>" is built
     Then the input is refused with:
       """
-      <name>: is <what>, a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): <advice>
+      <name>: is <what>, a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp), UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names), and Word, Excel and PowerPoint files (.docx, .xlsx, .pptx) as text: <advice>
       """
 
     Examples:
       | name        | bytes                                                  | what                                                                             | advice                                           |
-      | stored.docx | b'PK\x03\x04 word/document.xml <w:t>High tide</w:t>'    | a Word document (.docx)                                                          | save or export it as PDF or as text first        |
-      | upload      | b'PK\x03\x04 word/document.xml <w:t>High tide</w:t>'    | a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives) | save or export it as PDF or as text first        |
-      | notes.txt   | b'PK\x03\x04 word/document.xml <w:t>High tide</w:t>'    | a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives) | save or export it as PDF or as text first        |
-      | tides.XLSX  | b'time,height\n06:10,4.2\n'                              | an Excel workbook (.xlsx)                                                        | save or export it as PDF or as text first        |
-      | legacy      | b'\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 tide table'              | an older Office document (.doc, .xls or .ppt)                                    | save or export it as PDF or as text first        |
+      | upload      | b'PK\x03\x04 word/document.xml <w:t>High tide</w:t>'    | a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives) | name a Word, Excel or PowerPoint file with its .docx, .xlsx or .pptx extension; else unpack it |
+      | notes.txt   | b'PK\x03\x04 word/document.xml <w:t>High tide</w:t>'    | a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives) | name a Word, Excel or PowerPoint file with its .docx, .xlsx or .pptx extension; else unpack it |
+      | minutes.doc | b'\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 minutes'               | a Word document (.doc)                                                           | save it as .docx, .xlsx or .pptx, or export it as PDF or as text first |
+      | legacy      | b'\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 tide table'              | an older Office document (.doc, .xls or .ppt)                                    | save it as .docx, .xlsx or .pptx, or export it as PDF or as text first |
       | chart.tiff  | b'II*\x00 chart'                                         | a TIFF image (.tiff)                                                             | convert it to PNG, JPEG, GIF or WebP first       |
       | backup      | b'\x1f\x8b\x08 tides'                                    | gzip-compressed data                                                             | unpack it and name the files inside, one per job |
       | clip        | b'\x00\x00\x00\x18ftypmp42'                              | an MP4 or QuickTime video, or a HEIF image                                       | send what it holds as one of those instead       |
       | memo        | b'RIFF\x24\x00\x00\x00WAVEfmt '                          | a WAV audio file                                                                 | send what it holds as one of those instead       |
       | film        | b'RIFF\x24\x00\x00\x00AVI LIST'                          | an AVI video                                                                     | send what it holds as one of those instead       |
 
-  Scenario: A JSONL line naming an office file is refused by line, before anything is sent
+  Scenario: A JSONL line naming a damaged Word document is refused by line, with the converter's reason, before anything is sent
     Given "minutes.docx" in the input folder is the bytes b'PK\x03\x04 word/document.xml <w:t>Minutes</w:t>'
     And the input file "jobs.jsonl" holds:
       """
@@ -117,7 +116,7 @@ Feature: Bulk inputs
     When the jobs are loaded from "jobs.jsonl"
     Then the input is refused with:
       """
-      jobs.jsonl, line 1: file 'minutes.docx' is a Word document (.docx), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names): save or export it as PDF or as text first
+      jobs.jsonl, line 1: file 'minutes.docx' is a Word document (.docx) that could not be converted to text: File is not a zip file
       """
 
   Scenario Outline: An input file that is not text at all is refused by its first bytes

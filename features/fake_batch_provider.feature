@@ -148,6 +148,38 @@ Feature: A fake batch provider for testing programs that use lowtide
       | a tool call     | tools: the fake provider 'fake' calls no tools.            |
       | an image's text | messages[0].content: the fake provider 'fake' takes text alone. |
 
+  # Outside the ledger (`complete_many`, `lowtide.providers.run_batch`) a batch the API cannot take is refused before
+  # anything is sent: the request count and size limits are the codec's (the fake's, 10,000 and 50 MB, set lower here).
+  Scenario Outline: Outside the ledger, a batch the API cannot take is refused before anything is sent (<what>)
+    Given the fake API takes at most 3 requests and 2 MiB a batch
+    When the provider "fake" is asked, as one batch outside the ledger, for <what>
+    Then it was refused with a ConfigurationError saying "<message>"
+    And the fake API was asked to create 0 batches and made 0
+
+    Examples:
+      | what                                      | message                                                        |
+      | no requests                               | A batch needs at least one request.                            |
+      | two requests with the custom id "twin"    | custom_id 'twin' is used twice in one batch.                   |
+      | 4 requests                                | 4 requests exceed the API's limit of 3 per batch.              |
+      | 2 requests of 1.1 million characters each | The batch is 2.1 MiB, over the API's limit of 2 MiB; split it. |
+
+  # The custom ids are the API's: the fake's are the request's name, `@`, then the ledger's tag (none outside it).
+  Scenario: Outside the ledger, a batch that outlasts the actor's max_wait is canceled, its error naming its requests
+    Given a plugin actor "hasty" of the provider "fake" with:
+      """
+      model: fake-1
+      batch_processing: batch
+      batch: {poll_interval: 10, max_wait: 20}
+      """
+    When the provider "fake" is asked, as one batch outside the ledger, for "one, two"
+    Then it was refused with a BatchTimeoutError saying "did not end within the maximum wait of 20 s (waited 20 s); cancellation was requested."
+    And the timeout names the requests "request-0@, request-1@"
+    And the fake API "fake" has its batch "ended"
+
+  Scenario: A ledger rebuild is refused for an API that cannot list its batches, saying to leave its actors out
+    When a ledger rebuild surveys the fake API's account
+    Then it was refused with a ConfigurationError saying "The fake backend cannot list the account's batches. A rebuild cannot tell which of its batches were the lost ledger's, so it recovers none of fake's: leave its actors out to rebuild the rest (a rerun would send their requests again)."
+
   Scenario: Two fake providers, under names of the test's choice, keep their batches apart
     Given a fake batch API whose batches take 60 seconds, registered as the provider "slow-fake"
     And a plugin actor "patient" of the provider "slow-fake" with:

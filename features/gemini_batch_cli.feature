@@ -41,6 +41,21 @@ Feature: A Gemini actor's batches from the command line: lowtide status, collect
       | key  | state    | batch | attempts |
       | high | canceled | yes   | 1        |
 
+  Scenario: An API that refuses `lowtide cancel` or `lowtide collect` exits 3; the parked call waits on as it was
+    Given the API's batches take 3600 seconds from now on
+    And the actor parked "When is high tide?" with the key "high", in a program that then ended
+    And the API will fail the next "gemini.batches.cancel" call with status 403
+    When "lowtide cancel high --api-key-env LOWTIDE_SCENARIO_KEY" runs on the scenario's ledger
+    Then the command exits with 3
+    And the command printed on stderr "lowtide: could not cancel high: The caller does not have permission | status 403. Nothing was changed; the batch runs on."
+    Given the API will fail the next "gemini.batches.get" call with status 403
+    When "lowtide collect --api-key-env LOWTIDE_SCENARIO_KEY" runs on the scenario's ledger
+    Then the command exits with 3
+    And the command printed on stderr "run lowtide collect again once the API can be reached."
+    And lowtide status shows these tickets:
+      | key  | state            | batch | attempts |
+      | high | waiting-on-batch | yes   | 1        |
+
   Scenario: Without the API key in the environment, `lowtide collect` says which variable to set
     Given the actor parked "When is high tide?" with the key "high", in a program that then ended
     And the environment variable "LOWTIDE_SCENARIO_KEY" is unset

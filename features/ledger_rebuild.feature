@@ -31,6 +31,7 @@ Feature: A lost or damaged ledger is rebuilt from the providers' APIs, and nothi
       | azure_openai |                     | waiting for nothing                          | 4        | 4       |
       | groq         |                     | waiting for nothing                          | 4        | 4       |
       | together     |                     | waiting for nothing                          | 4        | 4       |
+      | openai_compatible |                | waiting for nothing                          | 4        | 4       |
       | gemini       |                     | waiting for the batches it cannot read yet   | 8        | 0       |
       | bedrock      |                     | waiting for nothing                          | 4        | 4       |
       | mistral      |                     | waiting for the batches it cannot read yet   | 8        | 0       |

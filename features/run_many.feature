@@ -69,6 +69,13 @@ Feature: run_many goes through the ledger: several calls at once, each paid for 
       | key  | state     | prompt |
       | plan | succeeded | Plan A |
 
+  Scenario: A ledger that cannot be read fails run_many saying so, and nothing reaches the API
+    Given the ledger cannot be read for requests
+    When the actor runs "Plan A, Plan B" with run_many
+    Then an InternalError is raised
+    And the error message contains "while reading the ledger"
+    And the API received no calls at all
+
   Scenario: The same request twice in one call is asked once, and both get its answer
     When the actor runs "Plan A, Plan A" with run_many
     Then the run_many call got the emulated replies to "Plan A, Plan A", in order

@@ -22,10 +22,11 @@ from robot.api import logger
 from robot.api.deco import keyword, library
 from robot.libraries.BuiltIn import BuiltIn
 
+from _crash_providers import _PROVIDERS, API_KEY
+from _crash_state import _answers, _few, _natural
 from _custom_ids import key_of, keys_created
 from _progress import KINDS, Kill, Stats, Watch, draw_plan, stored_results, tally
 from _sdk_audits import AUDITS, created_ids
-from CrashLibrary import _PROVIDERS, API_KEY, _answers, _few, _natural
 from SoakLibrary import SoakLibrary, Totals
 
 # Seconds a client may take before it counts as a hang (its batches take about a second each; a loaded machine

@@ -18,9 +18,10 @@ from typing import Any
 from robot.api import logger
 from robot.api.deco import keyword, library
 
+from _crash_providers import _PROVIDERS, API_KEY, REPLY
 from _custom_ids import key_of, keys_created
 from _sdk_audits import AUDITS, created_ids
-from CrashLibrary import _PROVIDERS, API_KEY, REPLY, CrashLibrary
+from CrashLibrary import CrashLibrary
 
 # Seconds a finishing client may take before it counts as a hang (its batches take about a second each).
 _FINISH_TIMEOUT = 120.0

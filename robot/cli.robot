@@ -4,12 +4,17 @@ Documentation       The `lowtide` command from a shell: `lowtide demo` (bundled 
 ...                 `lowtide --version`, and `lowtide emulator`, which serves the official SDK over a socket and
 ...                 stops cleanly on SIGTERM; the exit statuses of a setup that is wrong (2, at once) and of an
 ...                 API that cannot be reached (3, within seconds, nothing lost); `lowtide status` on a ledger
-...                 it cannot write.
+...                 it cannot write. The commands whose point is their status and output, not their process, run in
+...                 the Robot process (`Run Lowtide`, `Run Lowtide With`: `lowtide.cli.main`, the console script's
+...                 own call); `--version` runs the console script, the run the emulator goes away under, the status
+...                 read by a user whom file modes stop, the emulator and `lowtide serve` are processes. README.md's
+...                 first example runs `lowtide demo` as a process in a fresh install (robot/readme_examples.robot).
 
 Library             OperatingSystem
 Library             Process
 Library             String
 Library             LowtideLibrary.py
+Library             InProcessLibrary.py
 
 Suite Setup         Find The Lowtide Command
 Suite Teardown      Clean Up
@@ -93,7 +98,7 @@ A Missing Actors File Is Refused Without A Traceback
 
 The Version Is Printed
     ${version}=    Evaluate    lowtide.__version__    modules=lowtide
-    ${result}=    Run Lowtide    --version
+    ${result}=    Run Process    @{LOWTIDE}    --version    timeout=${RUN_TIMEOUT}    on_timeout=kill
     Should Be Equal As Integers    ${result.rc}    0
     Should Be Equal    ${result.stdout}    lowtide ${version}
 
@@ -145,13 +150,13 @@ A Batch Whose API Goes Away Is Kept Waiting: Exit 3, Then The Same Command Finis
     ${status}=    Run Lowtide    status    --ledger    ${dir}/ledger.sqlite3
     Should Be Equal As Integers    ${status.rc}    0    msg=${status.stderr}
     Should Contain    ${status.stdout}    actor reader: 2 request(s) (waiting-on-batch 2)
-    ${collect}=    Run Process    @{LOWTIDE}    collect    --ledger    ${dir}/ledger.sqlite3
-    ...    env:ANTHROPIC_API_KEY=sk-ant-robot-key    timeout=${RUN_TIMEOUT}    on_timeout=kill
+    ${collect}=    Run Lowtide In This Process    collect    --ledger    ${dir}/ledger.sqlite3
+    ...    env:ANTHROPIC_API_KEY=sk-ant-robot-key
     Should Be Equal As Integers    ${collect.rc}    3    msg=${collect.stderr}
     Should Contain    ${collect.stderr}    could not connect to 127.0.0.1:${port} (connection refused)
     Should Contain    ${collect.stderr}    stay as they were in the ledger
-    ${cancel}=    Run Process    @{LOWTIDE}    cancel    tides-0    --ledger    ${dir}/ledger.sqlite3
-    ...    env:ANTHROPIC_API_KEY=sk-ant-robot-key    timeout=${RUN_TIMEOUT}    on_timeout=kill
+    ${cancel}=    Run Lowtide In This Process    cancel    tides-0    --ledger    ${dir}/ledger.sqlite3
+    ...    env:ANTHROPIC_API_KEY=sk-ant-robot-key
     Should Be Equal As Integers    ${cancel.rc}    3    msg=${cancel.stderr}
     Should Contain    ${cancel.stderr}
     ...    lowtide: could not cancel tides-0: could not connect to 127.0.0.1:${port} (connection refused). Nothing was changed
@@ -242,10 +247,10 @@ Find The Lowtide Command
     Set Suite Variable    @{LOWTIDE}    @{command}
 
 Run Lowtide
-    [Documentation]    Run the `lowtide` command with `args`, in this process's environment; log and return the result.
+    [Documentation]    The `lowtide` command with `args`, in this process's environment, run in this process
+    ...    (`InProcessLibrary`): its status and outputs are the point, not its process. Logged and returned.
     [Arguments]    @{args}
-    ${result}=    Run Process    @{LOWTIDE}    @{args}    timeout=${RUN_TIMEOUT}    on_timeout=kill
-    Log    rc ${result.rc}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}
+    ${result}=    Run Lowtide In This Process    @{args}
     RETURN    ${result}
 
 Write A Batch Actor And Two Prompts
@@ -257,13 +262,12 @@ Write A Batch Actor And Two Prompts
     RETURN    ${dir}
 
 Run Lowtide With
-    [Documentation]    `lowtide run` of the folder's prompts, with this base URL and key, its ledger in the folder.
+    [Documentation]    `lowtide run` of the folder's prompts, with this base URL and key, its ledger in the folder,
+    ...    in this process (`InProcessLibrary`).
     [Arguments]    ${dir}    ${base_url}    ${key}
-    ${result}=    Run Process    @{LOWTIDE}    run    prompts.jsonl    --actor    actor.yaml    --out    results.jsonl
+    ${result}=    Run Lowtide In This Process    run    prompts.jsonl    --actor    actor.yaml    --out    results.jsonl
     ...    --run-id    tides    --ledger    ${dir}/ledger.sqlite3    --progress    none    cwd=${dir}
-    ...    env:ANTHROPIC_BASE_URL=${base_url}
-    ...    env:ANTHROPIC_API_KEY=${key}    timeout=${RUN_TIMEOUT}    on_timeout=kill
-    Log    rc ${result.rc}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}
+    ...    env:ANTHROPIC_BASE_URL=${base_url}    env:ANTHROPIC_API_KEY=${key}
     RETURN    ${result}
 
 The Emulator Holds A Batch

@@ -3,9 +3,12 @@ Test Timeout        10 minutes    # stuck, not slow: the longest take a few minu
 Documentation       A lost ledger rebuilt as a user would: a program's batch-mode calls (`resources/crash_client.py`)
 ...                 through `lowtide emulator` on a loopback socket, some answered, some in a batch still running
 ...                 when the program is killed; the ledger file deleted with its -wal and -shm; `lowtide ledger
-...                 rebuild` run as a process, first to list the identities the API's batches carry, then with the one
-...                 listed; and the same program run again with the same keys, and more. Every request is answered,
-...                 and the emulator's own counters show each key created in exactly one batch.
+...                 rebuild` run, first to list the identities the API's batches carry, then with the one listed; and
+...                 the same program run again with the same keys, and more. Every request is answered, and the
+...                 emulator's own counters show each key created in exactly one batch. The killed program is a process
+...                 (it dies of SIGKILL); the program nobody kills, the rebuild and the rerun run in the Robot process
+...                 (`lowtide.cli.main`, `crash_client.run_here`): their output and the ledger they leave are the point,
+...                 and a process each cost an interpreter's start and the SDKs' imports (3-4 s of CPU under coverage).
 ...
 ...                 OpenAI's API shows a running batch's requests in its input file: the rebuild records the batch as
 ...                 running, and the rerun collects it. Anthropic's shows them only in its results: the rebuild, told to
@@ -42,7 +45,7 @@ A Lost Ledger Is Rebuilt And The Run Finishes
     [Arguments]    ${provider}    @{rebuild options}    ${listed}=8
     ${base_url}=    Fresh Emulator    processing_seconds=${PROCESSING}
     ${ledger}=    New Ledger
-    ${answered}=    Run Client    a    4    ${ledger}
+    ${answered}=    Run Client In This Process    a    4    ${ledger}
     Client Should Have Succeeded    ${answered}
     ${killed}=    Run Client    b    4    ${ledger}    crashpoint=while-polling
     Client Should Have Been Killed    ${killed}
@@ -61,8 +64,7 @@ A Lost Ledger Is Rebuilt And The Run Finishes
     Rebuild Should Have Printed No Traceback
     # The same programs run again, as one process (the keys of both): a-1 .. a-4 answered from the rebuilt ledger;
     # b-1 .. b-4 were in the killed program's batch; b-5 and b-6 were never sent.
-    ${again}=    Start Client    b    6    ${ledger}    shared_prefix=a    shared=4
-    Wait For Client    ${again}
+    ${again}=    Run Client In This Process    b    6    ${ledger}    shared_prefix=a    shared=4
     Client Should Have Succeeded    ${again}
     Answers Should Be Complete    ${again}    b    6    a    4
     Every Request Should Have Been Created Once    a    4    b    6

@@ -7,6 +7,7 @@ Documentation       Live mode against `lowtide emulator` enforcing rate limits o
 Library             Process
 Library             Collections
 Library             LowtideLibrary.py
+Library             InProcessLibrary.py
 Library             PostgresLibrary.py
 Suite Teardown      Run Keywords    Clean Up    AND    Stop PostgreSQL
 
@@ -109,11 +110,10 @@ Three Hosts On One PostgreSQL Ledger Share One Quota, And The Server Never Answe
 
 *** Keywords ***
 Run Live Client
+    [Documentation]    One program's live calls (`live_client.py`), run in this process (`InProcessLibrary`): the calls
+    ...    go over the socket to the emulator either way; a process of its own cost an interpreter's start and the SDK's
+    ...    imports. The tests of two and three programs at once keep a process each.
     [Arguments]    ${url}    @{args}
-    ${python}=    Python Executable
-    ${result}=    Run Process    ${python}    ${CLIENT}    ${url}    @{args}    timeout=180s
-    Log    ${result.stderr}
-    Should Be Equal As Integers    ${result.rc}    0    msg=${result.stderr}
-    ${summary}=    Evaluate    json.loads($result.stdout.strip().splitlines()[-1])    modules=json
+    ${summary}=    Run Live Client In This Process    ${url}    @{args}
     Log    ${summary}    console=True
     RETURN    ${summary}

@@ -7,23 +7,35 @@ Feature: LangChain's streaming with a lowtide chat model
   Background:
     Given an emulated Anthropic API that ends batches after 0.2 seconds
 
-  Scenario Outline: stream gives the finished answer as one last chunk, its usage on it
-    Given a LangChain chat model over an actor in <mode> mode
-    When the model's answer to "Where does the tide go?" is read with <how>
+  Scenario: In batch mode, stream gives the finished answer as one last chunk, its usage on it
+    Given a LangChain chat model over an actor in batch mode
+    When the model's answer to "Where does the tide go?" is read with stream
     Then 1 AIMessageChunk came, the last, quoting "Where does the tide go?"
-    And the last chunk carries the answer's usage, its <mode> mode and its cost
+    And the last chunk carries the answer's usage, its batch mode and its cost
+    And the emulator created 1 batches
+
+  Scenario Outline: Live, <how> gives the answer token by token through actor.stream, its usage on the last chunk
+    Given a LangChain chat model over an actor in live mode
+    When the model's answer to "Where does the tide go? Tell me at some length." is read with <how>
+    Then several AIMessageChunks came, the text before the last, adding up to an answer quoting "Where does the tide go?"
+    And the last chunk carries the answer's usage, its live mode and its cost
+    And the emulator created 0 batches
+
+    Examples:
+      | how     |
+      | astream |
+      | stream  |
+
+  Scenario Outline: A streamed tool call adds up to the tool call, in <mode> mode
+    Given a LangChain chat model over an actor in <mode> mode
+    When the model with a lookup tool streams its answer to "[[emulator:tool:lookup]] Where is order 42?"
+    Then the chunks added up call the lookup tool with arguments that are a JSON object
     And the emulator created <batches> batches
 
     Examples:
-      | mode  | how     | batches |
-      | batch | stream  | 1       |
-      | live  | astream | 0       |
-
-  Scenario: A streamed tool call adds up to the tool call
-    Given a LangChain chat model over an actor in batch mode
-    When the model with a lookup tool streams its answer to "[[emulator:tool:lookup]] Where is order 42?"
-    Then the chunks added up call the lookup tool with arguments that are a JSON object
-    And the emulator created 1 batch
+      | mode  | batches |
+      | batch | 1       |
+      | live  | 0       |
 
   Scenario: astream_events tells the chunk as it streams and the message at the end
     Given a LangChain chat model over an actor in batch mode

@@ -7,17 +7,17 @@ Feature: pydantic-ai's streaming with a lowtide model
   Background:
     Given an emulated Anthropic API that ends batches after 0.2 seconds
 
-  Scenario Outline: run_stream's text arrives as the finished answer, its usage the response's
+  Scenario Outline: run_stream's text arrives as written live (through actor.stream), whole in batch mode
     Given a plain agent over an actor in <mode> mode
-    When the agent's answer to "Where does the tide go?" is streamed as text deltas
-    Then the streamed text is the answer quoting "Where does the tide go?", in 1 delta
+    When the agent's answer to "Where does the tide go? Tell me at some length." is streamed as text deltas
+    Then the streamed text is the answer quoting "Where does the tide go?", in <deltas>
     And the streamed run's usage counts 1 request with its tokens and cost
     And the emulator created <batches> batches
 
     Examples:
-      | mode  | batches |
-      | batch | 1       |
-      | live  | 0       |
+      | mode  | batches | deltas         |
+      | batch | 1       | 1 delta        |
+      | live  | 0       | several deltas |
 
   Scenario: stream_output of an agent with a tool gives the structured answer after the tool's call
     Given a forecast agent with a weather tool over an actor in batch mode

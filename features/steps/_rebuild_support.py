@@ -1,4 +1,4 @@
-"""What the rebuild scenarios (features/ledger_rebuild.feature) share: any of the eight providers' batch APIs served by
+"""What the rebuild scenarios (features/ledger_rebuild.feature) share: any of the providers' batch APIs served by
 the emulator on a loopback socket, on the scenario's clock, reached by an actor as a program builds it (its base URL
 and its key's variable, the SDK's own HTTP); programs that run on an event loop of their own and are gone after; the
 ledger's files deleted as a lost ledger's are; and the emulator's own count of what each API created."""
@@ -34,6 +34,7 @@ MODELS = {
     "azure_openai": "gpt-4o-mini",
     "groq": "llama-3.1-8b-instant",
     "together": "meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    "openai_compatible": "gpt-4o-mini",
     "gemini": "gemini-2.5-flash",
     "bedrock": "amazon.nova-micro-v1:0",
     "mistral": "mistral-small-latest",
@@ -89,13 +90,18 @@ class RebuildWorld:
                 "min_records": 1,
             }
             provider_options["bedrock"] = bucket
+        openai_wire = provider in ("openai", "openai_compatible")
+        if provider == "openai_compatible":
+            # The endpoint as data: the emulator's OpenAI wire at its address, the key in the scenario's variable.
+            endpoint = {"base_url": f"{self.socket.url}/v1", "api_key_env": KEY_VARIABLE, "lacks": ["metadata"]}
+            provider_options["openai_compatible"] = endpoint
         return {
             "name": name,
             "provider": provider,
             "model": MODELS[provider],
             "max_tokens": 64,
             "batch_processing": "batch",
-            "base_url": self.socket.url + ("/v1" if provider == "openai" else ""),
+            "base_url": self.socket.url + ("/v1" if openai_wire else ""),
             "api_key_env": KEY_VARIABLE,
             "batch": {"poll_interval": 10, "coalesce_window": 0.1, "max_wait": 100_000, "reconcile_grace": 2},
             **({"provider_options": provider_options} if provider_options else {}),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from _office_files import MAKERS, encrypted_copy
 from _support import world
 from pydantic import ValidationError
 from step_context import Context as StepContext
@@ -143,6 +144,14 @@ def make_file(path: Path, content: str) -> None:
         return
     if match := re.fullmatch(r"the bytes (b'.*')", content):
         path.write_bytes(ast.literal_eval(match[1]))
+        return
+    if content in MAKERS:
+        MAKERS[content](path)
+        return
+    if (match := re.fullmatch(r'(.+), protected by the password "(.*)"', content)) and match[1] in MAKERS:
+        plain = path.with_name(f"unprotected-{path.name}")
+        MAKERS[match[1]](plain)
+        encrypted_copy(plain, path, match[2])
         return
     raise AssertionError(f"no way to make a file that is {content!r}")
 

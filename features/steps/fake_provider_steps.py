@@ -3,6 +3,7 @@ scenario's clock, registered under a name of the test's choice with the registry
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from _support import world
@@ -10,9 +11,21 @@ from pydantic import BaseModel
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide import ActorError, ActorResponse, ProviderOptions, ProviderRegistry
+from lowtide import (
+    Actor,
+    ActorError,
+    ActorRequest,
+    ActorResponse,
+    BatchProcessingMode,
+    BatchSettings,
+    BatchTimeoutError,
+    Provider,
+    ProviderOptions,
+    ProviderRegistry,
+)
 from lowtide.calls import parking
-from lowtide.testing import Failure, FakeBatchAPI, FakeBatchProvider, FakeOutcome, Reply
+from lowtide.providers import BatchLimits
+from lowtide.testing import Failure, FakeBatchAPI, FakeBatchCodec, FakeBatchProvider, FakeOutcome, Reply
 
 
 class Context(StepContext, Protocol):
@@ -49,6 +62,17 @@ def step_fake_api(context: Context, seconds: float, name: str) -> None:
         w.registry = ProviderRegistry()
     FakeBatchProvider.register(w.registry, api, name=name)
     fakes(context)[name] = api
+
+
+@given("the fake API takes at most {requests:d} requests and {mib:d} MiB a batch")
+def step_fake_limits(context: Context, requests: int, mib: int) -> None:
+    """Limits of the scenario's choosing, so that going over them costs a few requests, not the default 10,000."""
+    registry = world(context).registry
+    assert registry is not None
+    provider = registry.resolve("fake", BatchProcessingMode.BATCH).factory
+    codec = getattr(provider, "codec", None)
+    assert isinstance(codec, FakeBatchCodec), codec
+    codec.limits = BatchLimits(max_requests=requests, max_bytes=mib * 2**20)
 
 
 @given("the fake API keeps lowtide's intent id")
@@ -138,12 +162,60 @@ def step_ask_image(context: Context) -> None:
 
 @when('the provider "{name}" answers "{prompts}" as one batch, outside the ledger')
 def step_outside_ledger(context: Context, name: str, prompts: str) -> None:
+    actor, provider = _provider_named(context, name)
+    requests = [actor.request(prompt.strip()) for prompt in prompts.split(",")]
     w = world(context)
-    actor = w.current_actor()
+    w.outcomes = w.run(provider.complete_many(requests))
+
+
+# What `the provider ... is asked, as one batch outside the ledger, for WHAT` sends, made when asked for.
+_ASKED_FOR: dict[str, Callable[[Actor], list[ActorRequest]]] = {
+    "no requests": lambda actor: [],
+    'two requests with the custom id "twin"': lambda actor: [
+        actor.request("one", custom_id="twin"),
+        actor.request("two", custom_id="twin"),
+    ],
+    "4 requests": lambda actor: [actor.request("tide")] * 4,
+    "2 requests of 1.1 million characters each": lambda actor: [actor.request("x" * 1_100_000)] * 2,
+    '"one, two"': lambda actor: [actor.request("one"), actor.request("two")],
+}
+
+
+@when('the provider "{name}" is asked, as one batch outside the ledger, for {what}')
+def step_outside_ledger_refused(context: Context, name: str, what: str) -> None:
+    """`complete_many` over requests the API cannot take in one batch (`what` says which), or a plain pair; what it
+    raises kept for the Then steps."""
+    actor, provider = _provider_named(context, name)
+    requests = _ASKED_FOR[what](actor)
+    w = world(context)
+    w.outcomes = w.attempt_async(lambda: provider.complete_many(requests)) or []
+
+
+def _provider_named(context: Context, name: str) -> tuple[Actor, Provider]:
+    """The scenario's actor and its provider, which must be the one registered as `name`."""
+    actor = world(context).current_actor()
     provider = actor.provider()
     assert provider.name == name, provider.name
-    requests = [actor.request(prompt.strip()) for prompt in prompts.split(",")]
-    w.outcomes = w.run(provider.complete_many(requests))
+    return actor, provider
+
+
+@when("a ledger rebuild surveys the fake API's account")
+def step_rebuild_survey(context: Context) -> None:
+    """What `lowtide ledger rebuild` asks first of each account its actors reach: the batches it lists."""
+    from lowtide.rebuild import sources_of, survey
+
+    actor, provider = _provider_named(context, "fake")
+    backend = provider.batch_backend()
+    assert backend is not None
+    w = world(context)
+    w.attempt(lambda: w.run(survey(sources_of([(backend, actor.name, "fake-1", BatchSettings())]))))
+
+
+@then('the timeout names the requests "{custom_ids}"')
+def step_timeout_names(context: Context, custom_ids: str) -> None:
+    error = world(context).failure()
+    assert isinstance(error, BatchTimeoutError), repr(error)
+    assert error.custom_ids == [c.strip() for c in custom_ids.split(",")], error.custom_ids
 
 
 @when("a FakeBatchProvider is built without being registered")

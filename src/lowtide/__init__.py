@@ -58,6 +58,7 @@ if _typing.TYPE_CHECKING:
         ProviderNotFoundError,
         RateLimitError,
         ServerError,
+        StreamInterruptedError,
         StructuredOutputError,
         UnstorableValueError,
     )
@@ -67,6 +68,7 @@ if _typing.TYPE_CHECKING:
     from lowtide.provider import Outcome, Provider, ProviderOptions
     from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
     from lowtide.registry import ProviderRegistry, default_registry
+    from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
     from lowtide.types import (
         ActorRequest,
         ActorResponse,
@@ -147,13 +149,17 @@ _LAZY = {
     "RunProgress": "lowtide.bulk",
     "RunResult": "lowtide.bulk.outputs.results",
     "ServerError": "lowtide.errors",
+    "StreamEvent": "lowtide.streaming",
+    "StreamInterruptedError": "lowtide.errors",
     "StructuredOutputError": "lowtide.errors",
     "UnstorableValueError": "lowtide.errors",
     "SystemClock": "lowtide.core.clock",
     "TextContent": "lowtide.types",
+    "TextDelta": "lowtide.streaming",
     "ThinkingContent": "lowtide.types",
     "Ticket": "lowtide.batching.tickets",
     "TimeoutPolicy": "lowtide.config.actors",
+    "ToolCallDelta": "lowtide.streaming",
     "ToolSpec": "lowtide.types",
     "ToolUseContent": "lowtide.types",
     "Usage": "lowtide.types",
@@ -245,12 +251,16 @@ __all__ = [
     "RunProgress",
     "RunResult",
     "ServerError",
+    "StreamEvent",
+    "StreamInterruptedError",
     "StructuredOutputError",
     "SystemClock",
     "TextContent",
+    "TextDelta",
     "ThinkingContent",
     "Ticket",
     "TimeoutPolicy",
+    "ToolCallDelta",
     "ToolSpec",
     "ToolUseContent",
     "UnstorableValueError",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, overload
@@ -15,7 +15,7 @@ from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.engine.registry import engine_for
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.tickets import Ticket, ticket_for
-from lowtide.calls.arguments import check_key
+from lowtide.calls.arguments import check_call, check_key, check_response_model
 from lowtide.calls.many import ManyCalls
 from lowtide.calls.path import ActorCalls, Calls
 from lowtide.calls.providers import ActorProviders
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from lowtide.bulk.planning.batches import RunPlan
     from lowtide.bulk.planning.live_plan import LivePlan
     from lowtide.bulk.running.runner import BulkRun, JobInput
+    from lowtide.streaming import StreamEvent
 
 __all__ = ["Actor"]
 
@@ -181,6 +182,39 @@ class Actor:
         # keeps, and it runs nothing before it is awaited (a bad argument is raised by the await, as it always was).
         calls: Calls = self._calls()
         return calls.run(prompt, response_model, mode, key, max_cost_usd, kwargs)
+
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        response_model: type[BaseModel] | None = None,
+        mode: BatchProcessingMode | str | None = None,
+        key: str | None = None,
+        max_cost_usd: float | None = None,
+        **kwargs: Any,
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Answer one call as it is written: `async for event in actor.stream(...)` gives `TextDelta`s and
+        `ToolCallDelta`s as they arrive, then the `ActorResponse` `run` would have returned (same content, usage and
+        cost), last. Same arguments as `run`.
+
+        Live, the provider's streaming API is used (one without one gives its answer as the one event) through the
+        actor's live caller: middleware, quota, retries until a piece has arrived, spending cap. A stream that breaks
+        after pieces arrived raises `StreamInterruptedError`, never a short answer. In batch mode the call goes
+        through the ledger as `run`'s does (its key, never paid twice) and its answer is the one event.
+        """
+        from lowtide.calls.streamed import streamed
+
+        def whole() -> Coroutine[Any, Any, ActorResponse[object]]:
+            return self.run(
+                prompt, response_model=response_model, mode=mode, key=key, max_cost_usd=max_cost_usd, **kwargs
+            )
+
+        def request() -> ActorRequest:
+            check_call(key, max_cost_usd)
+            check_response_model(response_model)
+            return self.request(prompt, response_model=response_model, **kwargs)
+
+        return streamed(self, mode, self._live, whole, request, max_cost_usd)
 
     def _calls(self) -> Calls:
         """The path of a call made now: the actor's own, or, while telemetry is on, the same inside the call's span

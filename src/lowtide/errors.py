@@ -18,6 +18,7 @@ ActorError
 │   ├── RateLimitError            429: slow down; `retry_after` says for how long when the API said so
 │   ├── OverloadedError           529: the API is overloaded; retry later
 │   ├── ServerError               500 and other 5xx
+│   ├── StreamInterruptedError    a live stream ended before its answer was whole: never a short answer
 │   └── APIConnectionError        no answer: the connection dropped, or could not be made
 │       ├── APITimeoutError       no answer in time
 │       └── APIUnreachableError   no connection at all (refused, unknown host): nothing of that call was sent
@@ -81,6 +82,7 @@ __all__ = [
     "ProviderNotFoundError",
     "RateLimitError",
     "ServerError",
+    "StreamInterruptedError",
     "StructuredOutputError",
     "UnstorableValueError",
 ]
@@ -291,6 +293,12 @@ class ServerError(APIError):
     """500 and other 5xx: the API failed."""
 
     retryable: ClassVar[bool] = True
+
+
+class StreamInterruptedError(APIError):
+    """A streamed live answer ended before it was whole (the connection dropped, or the API closed the stream without
+    its final event), after some of it was delivered: raised by `Actor.stream` in place of a short answer. Not tried
+    again, since the consumer has seen part of the answer; calling again asks (and pays) anew."""
 
 
 class APIConnectionError(APIError):

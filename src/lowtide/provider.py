@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -28,6 +28,7 @@ from lowtide.types import ActorRequest, ActorResponse
 if TYPE_CHECKING:
     from lowtide.batching.backend import BatchBackend, BatchCodec
     from lowtide.messages.wire import Wire
+    from lowtide.streaming import StreamEvent
     from lowtide.webhooks.events import WebhookVerifier
 
 __all__ = ["Outcome", "Provider", "ProviderOptions"]
@@ -118,6 +119,13 @@ class Provider(ABC):
     @abstractmethod
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         """Answer one request, raising its `ActorError` if it fails."""
+
+    async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
+        """Answer one request as its API streams it: `TextDelta`s and `ToolCallDelta`s as they arrive, then the
+        finished `ActorResponse` (the one `complete` would return), last; its `ActorError` if it fails. A stream that
+        ends before its answer is whole raises (`StreamInterruptedError` once pieces were given), never a short
+        answer. The default, for a provider without a streaming API: `complete`'s answer, as the one event."""
+        yield await self.complete(request)
 
     async def complete_many(self, requests: Sequence[ActorRequest]) -> list[Outcome]:
         """Answer several requests; each outcome is a response or that request's own error."""

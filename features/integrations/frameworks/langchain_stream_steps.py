@@ -46,6 +46,20 @@ def step_chunks(context: Context, count: int, text: str) -> None:
     assert text in chunks[-1].text, f"{chunks[-1].text!r} does not quote {text!r}"
 
 
+@then('several AIMessageChunks came, the text before the last, adding up to an answer quoting "{text}"')
+def step_several_chunks(context: Context, text: str) -> None:
+    chunks = context.chunks
+    assert len(chunks) > 2, f"{len(chunks)} chunks: {chunks!r}"
+    assert chunks[-1].chunk_position == "last", chunks[-1]
+    assert chunks[-1].text == "", chunks[-1]
+    assert all(chunk.text for chunk in chunks[:-1]), chunks
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    assert text in total.text, f"{total.text!r} does not quote {text!r}"
+    assert total.usage_metadata == chunks[-1].usage_metadata, total.usage_metadata
+
+
 @then("the last chunk carries the answer's usage, its {mode} mode and its cost")
 def step_chunk_usage(context: Context, mode: str) -> None:
     last = context.chunks[-1]

@@ -109,6 +109,13 @@ Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_
     " comma-separated). By default every OpenAI text model has a deployment of its own name.",
 )
 @click.option(
+    "--compatible-lacks",
+    multiple=True,
+    metavar="PARTS",
+    help="OpenAI's wire without these parts, to stand for an OpenAI-compatible endpoint: metadata, cancel, models"
+    " (comma-separated, repeatable).",
+)
+@click.option(
     "--rpm", type=COUNT, help="Live calls: requests per minute, per provider and API key (default: no limit)."
 )
 @click.option("--input-tpm", type=COUNT, help="Live Messages calls: input tokens per minute, per API key.")
@@ -132,6 +139,7 @@ def emulator(
     state_file: str | None,
     models: tuple[str, ...],
     azure_deployments: tuple[str, ...],
+    compatible_lacks: tuple[str, ...],
     rpm: int | None,
     input_tpm: int | None,
     output_tpm: int | None,
@@ -168,9 +176,14 @@ def emulator(
                     rpm=rpm or None, input_tpm=input_tpm or None, output_tpm=output_tpm or None, tpm=tpm or None
                 ),
                 latency=_latency(latency),
+                compatible_lacks=[
+                    part.strip() for parts in compatible_lacks for part in parts.split(",") if part.strip()
+                ],
             )
     except StateFileError as error:
         raise ConfigurationError(str(error), field="state_file") from None
+    except ValueError as error:  # the one setting click's types leave to the emulator: the parts OpenAI lacks
+        raise click.BadParameter(str(error), param_hint="'--compatible-lacks'") from None
     except EmulationError as error:  # an installed emulation that cannot be loaded, named
         raise ConfigurationError(str(error)) from None
     return run(served, host=host, port=port, access_log=access_log, json_line=json_output)

@@ -17,7 +17,7 @@ from lowtide.emulator.anthropic.emulation import AnthropicEmulation
 from lowtide.emulator.core.base import EmulatorBase
 from lowtide.emulator.core.emulation import Emulation, installed_emulations
 from lowtide.emulator.core.ratelimits import Latency, RateLimits
-from lowtide.emulator.core.settings import Settings
+from lowtide.emulator.core.settings import COMPATIBLE_PARTS, Settings
 from lowtide.emulator.openai.emulation import OpenAIEmulation
 
 if TYPE_CHECKING:
@@ -48,6 +48,9 @@ class Emulator(EmulatorBase):
     a 429 with `retry-after` over them and the `anthropic-ratelimit-*` headers on every live answer; `latency` makes
     each live answer take a fixed time plus a time per output token, on the emulator's clock.
 
+    `compatible_lacks` switches parts of OpenAI's wire off (`metadata`, `cancel`, `models`), so that it stands for an
+    OpenAI-compatible endpoint without them (`provider: openai_compatible` is tested so).
+
     `emulations` are the APIs served (`Emulation` classes): by default every one installed in the
     `lowtide.emulators` entry-point group.
     """
@@ -68,12 +71,18 @@ class Emulator(EmulatorBase):
         rate_limits: RateLimits | None = None,
         latency: Latency | None = None,
         emulations: Iterable[type[Emulation]] | None = None,
+        compatible_lacks: Iterable[str] = (),
     ) -> None:
         if processing_seconds < 0 or cancel_seconds < 0:
             raise ValueError("processing_seconds and cancel_seconds cannot be negative")
         extra = tuple(extra_models)
         if isinstance(extra_models, str) or not all(_is_name(name) for name in extra):
             raise ValueError("extra_models must be model names (non-empty strings), e.g. ('claude-unknown-9',)")
+        lacks = frozenset(compatible_lacks)
+        if isinstance(compatible_lacks, str) or not lacks <= COMPATIBLE_PARTS:
+            raise ValueError(
+                f"compatible_lacks names parts of OpenAI's wire: any of {', '.join(sorted(COMPATIBLE_PARTS))}"
+            )
         settings = Settings(
             processing_seconds=processing_seconds,
             cancel_seconds=cancel_seconds,
@@ -84,6 +93,7 @@ class Emulator(EmulatorBase):
             extra_models=extra,
             rate_limits=rate_limits or RateLimits(),
             latency=latency or Latency(),
+            compatible_lacks=lacks,
         )
         super().__init__(
             clock if clock is not None else SystemClock(),

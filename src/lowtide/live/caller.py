@@ -9,7 +9,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
@@ -33,6 +33,9 @@ from lowtide.live.timing import within
 from lowtide.telemetry.current import CALL
 from lowtide.telemetry.switch import tracing
 from lowtide.types import ActorRequest, ActorResponse
+
+if TYPE_CHECKING:
+    from lowtide.live.streams import Stream, Streamer
 
 __all__ = ["CallNext", "LiveCaller", "LiveCalls", "Middleware", "estimate_input_tokens"]
 
@@ -106,6 +109,22 @@ class LiveCaller:
         # Not a coroutine of its own, as `Actor.run`: the path's coroutine is the only frame a waiting call keeps here.
         return self._path()(request, deadline)
 
+    def stream(self, request: ActorRequest, opened: Streamer, *, deadline: float | None = None) -> Stream:
+        """`request` answered by `opened` (a provider's `stream`) as its pieces arrive, the finished `ActorResponse`
+        last, through the same middleware, quota, retries (only until a piece has been given), spending cap and span
+        as `call`: `live.streams` says how."""
+        from lowtide.live.streams import stream_call
+
+        def path(given: ActorRequest, seconds: float | None, complete: CallNext) -> Awaitable[ActorResponse[object]]:
+            answer: LiveCalls = lambda r, d: self._answer(r, d, complete)  # noqa: E731 (the path of this call only)
+            if tracing() and CALL.get() is None:
+                from lowtide.telemetry.live_calls import TracedLiveCalls
+
+                answer = TracedLiveCalls(self._provider, self._gen_ai_provider, answer).call
+            return answer(given, seconds)
+
+        return stream_call(request, opened, lambda given, complete: path(given, deadline, complete))
+
     def _path(self) -> LiveCalls:
         """The path of a call made now: the caller's own (`_answer`), or, while telemetry is on, the same inside the
         call's span (`TracedLiveCalls`, made once); a call made inside another's span (an actor's call) is that
@@ -119,14 +138,17 @@ class LiveCaller:
             traced = self._traced = TracedLiveCalls(self._provider, self._gen_ai_provider, self._answer).call
         return traced
 
-    async def _answer(self, request: ActorRequest, deadline: float | None) -> ActorResponse[object]:
-        """The call's own path, untraced: its middleware, then its attempts, within the spending cap."""
+    async def _answer(
+        self, request: ActorRequest, deadline: float | None, complete: CallNext | None = None
+    ) -> ActorResponse[object]:
+        """The call's own path, untraced: its middleware, then its attempts (each by `complete`, by default the
+        provider's), within the spending cap."""
         seconds = deadline if deadline is not None else self._deadline
         ends = self._clock.now() + seconds if seconds is not None else None
         key = request.custom_id or f"live-{next(_numbers)}"
 
         async def innermost(given: ActorRequest) -> ActorResponse[object]:
-            return await self._retrying(given, key, ends)
+            return await self._retrying(given, key, ends, complete or self._complete)
 
         handler: CallNext = innermost
         for layer in reversed(self._middleware):
@@ -143,7 +165,9 @@ class LiveCaller:
         finally:
             await self._spend.settle(worst, cost)
 
-    async def _retrying(self, request: ActorRequest, key: str, ends: float | None) -> ActorResponse[object]:
+    async def _retrying(
+        self, request: ActorRequest, key: str, ends: float | None, complete: CallNext
+    ) -> ActorResponse[object]:
         used: Counter[str] = Counter()
         plan: dict[str, Any] = {}
         attempts = 0
@@ -187,7 +211,7 @@ class LiveCaller:
             async for attempt in retrying:
                 with attempt:
                     attempts += 1
-                    response = await self._attempt(request, key, attempts, ends)
+                    response = await self._attempt(request, key, attempts, ends, complete)
             assert response is not None  # tenacity ends its loop only after an attempt that returned
             self.emit(CallSucceeded(key, attempts, response.cost.total_usd if response.cost is not None else None))
             return response
@@ -205,7 +229,7 @@ class LiveCaller:
             raise
 
     async def _attempt(
-        self, request: ActorRequest, key: str, attempt: int, ends: float | None
+        self, request: ActorRequest, key: str, attempt: int, ends: float | None, complete: CallNext
     ) -> ActorResponse[object]:
         def late() -> Exception:
             return DeadlineExceededError(
@@ -234,7 +258,7 @@ class LiveCaller:
             return APITimeoutError(f"No answer within the attempt timeout of {self._attempt_timeout:g} s.")
 
         try:
-            response = await within(self._clock, limit, self._complete(request), too_slow)
+            response = await within(self._clock, limit, complete(request), too_slow)
         except RateLimitError as exc:
             self.quota.release(permit, input_tokens=0, output_tokens=0)  # refused: the API counted nothing
             self.emit(QuotaSettled(key, 0, 0))

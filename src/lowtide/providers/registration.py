@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lowtide.core.custom_ids import CustomIdRule
 from lowtide.core.modes import BatchProcessingMode
-from lowtide.core.parameters import ParameterCheck
+from lowtide.core.parameters import LazyCheck, ParameterCheck
 from lowtide.cost.pricing import UsageShape
 from lowtide.providers.lazy import LazyProvider
 
@@ -37,6 +37,30 @@ class Registration:
     parameters: ParameterCheck | None = None
     custom_ids: CustomIdRule | None = None
     lends: Mapping[str, str] = field(default_factory=dict[str, str])
+
+    @classmethod
+    def built_in(
+        cls,
+        name: str,
+        package: str,
+        prefix: str,
+        usage: UsageShape,
+        *,
+        options: bool = True,
+        custom_ids: CustomIdRule | None = None,
+    ) -> Registration:
+        """A package laid out as the built-ins are: `<prefix>Provider` in its `live` module, `<prefix>BatchProvider`
+        in `batch`, `<prefix>Options` in `options` (unless `options` is False), `check_parameters` in `parameters`."""
+        return cls(
+            name,
+            package,
+            live=f"{prefix}Provider",
+            batch=f"{prefix}BatchProvider",
+            usage=usage,
+            parameters=LazyCheck(f"{package}.parameters", "check_parameters"),
+            custom_ids=custom_ids,
+            lends={f"{prefix}Options": "options"} if options else {},
+        )
 
     def register(self, registry: ProviderRegistry) -> None:
         """The package's entry point of the `lowtide.providers` group: its rules, then its two classes."""

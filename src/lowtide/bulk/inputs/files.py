@@ -1,5 +1,6 @@
 """What a job's file is and how it travels: its kind (from its extension and first bytes), its size against the
-API's limits, and the content block it becomes (`file_block`), read only when its request is built.
+API's limits, and the content block it becomes (`file_block`), read only when its request is built. Word, Excel and
+PowerPoint files and HTML pages are read whole when checked, and travel as the text they convert to (`converted`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from lowtide.bulk.inputs.converted import CONVERTED_KINDS, ConversionProblem, converted_text, converter_installed
 from lowtide.bulk.inputs.problems import InputError, InputProblem
 
 __all__ = [
@@ -30,7 +32,7 @@ IMAGE_MAX_BASE64_BYTES = 5 * 1024 * 1024
 REQUEST_MAX_BYTES = 32 * 1024 * 1024
 """The API refuses a Messages request over 32 MB, so no single document may be larger (PDFs count base64-encoded)."""
 
-FileKind = Literal["pdf", "image", "text"]
+FileKind = Literal["pdf", "image", "text", "converted"]
 
 _PDF_MEDIA_TYPE = "application/pdf"
 _IMAGE_EXTENSIONS = {
@@ -52,19 +54,22 @@ _KIND_NAMES = {
     "image/webp": "a WebP image",
 }
 _SUPPORTED = (
-    "PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp) and UTF-8 text (.txt, .md, .csv, .json, .html, .xml, "
-    ".log, .rst and other plain-text names)"
+    "PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp), UTF-8 text (.txt, .md, .csv, .json, .html, .xml, "
+    ".log, .rst and other plain-text names), and Word, Excel and PowerPoint files (.docx, .xlsx, .pptx) as text"
 )
+# The largest office file or page converted: its text is what travels, but the whole file is read to convert it.
+CONVERTED_MAX_BYTES = 256 * 1024 * 1024
 # Kinds the API does not read, by extension: refused whatever their first bytes say, since an office file (a zip
 # archive) whose stored parts happen to decode as UTF-8 would otherwise be sent as text, and be gibberish.
-_OFFICE = "save or export it as PDF or as text first"
+_OFFICE = "save it as .docx, .xlsx or .pptx, or export it as PDF or as text first"
+_OFFICE_ZIP = "name a Word, Excel or PowerPoint file with its .docx, .xlsx or .pptx extension; else unpack it"
 _ARCHIVE = "unpack it and name the files inside, one per job"
 _PICTURE = "convert it to PNG, JPEG, GIF or WebP first"
 _NOT_READ = "send what it holds as one of those instead"
 _UNSUPPORTED_EXTENSIONS: dict[str, tuple[str, str]] = {
-    **dict.fromkeys((".docx", ".docm", ".doc", ".dotx", ".dot"), ("a Word document", _OFFICE)),
-    **dict.fromkeys((".xlsx", ".xlsm", ".xls", ".xlsb"), ("an Excel workbook", _OFFICE)),
-    **dict.fromkeys((".pptx", ".pptm", ".ppt"), ("a PowerPoint presentation", _OFFICE)),
+    **dict.fromkeys((".docm", ".doc", ".dotx", ".dot"), ("a Word document", _OFFICE)),
+    **dict.fromkeys((".xlsm", ".xls", ".xlsb"), ("an Excel workbook", _OFFICE)),
+    **dict.fromkeys((".pptm", ".ppt"), ("a PowerPoint presentation", _OFFICE)),
     **dict.fromkeys((".odt", ".ods", ".odp", ".odg"), ("an OpenDocument file", _OFFICE)),
     **dict.fromkeys((".pages", ".numbers"), ("an Apple iWork document", _OFFICE)),
     ".epub": ("an EPUB book", _OFFICE),
@@ -82,7 +87,7 @@ _UNSUPPORTED_EXTENSIONS: dict[str, tuple[str, str]] = {
 # Kinds the API does not read, by their first bytes. Each signature holds a byte no text starts with (a control
 # character, or one that is not UTF-8), so a text file is never taken for one of these.
 _BINARY_SIGNATURES: tuple[tuple[bytes, str, str], ...] = (
-    (b"PK\x03\x04", "a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives)", _OFFICE),
+    (b"PK\x03\x04", "a zip archive (Word, Excel, PowerPoint and OpenDocument files are zip archives)", _OFFICE_ZIP),
     (b"PK\x05\x06", "an empty zip archive", _ARCHIVE),
     (b"PK\x07\x08", "a zip archive", _ARCHIVE),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an older Office document (.doc, .xls or .ppt)", _OFFICE),
@@ -119,6 +124,14 @@ class FileInfo:
     kind: FileKind
     media_type: str
     size: int
+    """Its size in bytes; for a converted file, the size of the text it converts to (what travels)."""
+    converted_from: str | None = None
+    """What a converted file is ("a Word document"), or None."""
+
+    @property
+    def sent_tokens(self) -> int:
+        """A deliberately high estimate of the tokens the file's text costs (3 bytes a token, as budgets count)."""
+        return -(-self.size // 3)
 
 
 def inspect_file(path: str | Path) -> FileInfo:
@@ -145,14 +158,14 @@ def file_block(path: str | Path, *, citations: bool, title: str | None = None) -
         _inspect(file)
         data = _read_bytes(file)
         # Classify the bytes actually read: the file may have changed since it was first inspected.
-        info = _classify(file, data[:_HEAD_BYTES], len(data), complete=True)
+        info = _classify(file, data[:_HEAD_BYTES], len(data), complete=True, data=data)
         if info.kind == "image":
             return {"type": "image", "source": _base64_source(info.media_type, data)}
-        source = (
-            _base64_source(info.media_type, data)
-            if info.kind == "pdf"
-            else {"type": "text", "media_type": "text/plain", "data": _text(data)}
-        )
+        if info.kind == "pdf":
+            source = _base64_source(info.media_type, data)
+        else:
+            text = _converted(file, data).text if info.kind == "converted" else _text(data)
+            source = {"type": "text", "media_type": "text/plain", "data": text}
     except _FileProblem as exc:
         raise InputError(file, [InputProblem(None, str(exc))]) from None
     block: dict[str, Any] = {"type": "document", "source": source, "title": title if title is not None else file.name}
@@ -177,8 +190,38 @@ def _inspect(path: Path) -> FileInfo:
     if not stat.S_ISREG(status.st_mode):
         # Reading a pipe or a device could block for ever, or never end.
         raise _FileProblem("is not a regular file (a pipe, socket or device); save what it holds to a file")
+    if _converts(path):
+        if status.st_size > CONVERTED_MAX_BYTES:
+            raise _FileProblem(
+                f"is {status.st_size:,} bytes, over the {CONVERTED_MAX_BYTES:,} bytes lowtide converts to text; "
+                "split it, or export its text yourself"
+            )
+        data = _read_bytes(path)
+        return _classify(path, data[:_HEAD_BYTES], len(data), complete=True, data=data)
     head = _read_bytes(path, _HEAD_BYTES)
     return _classify(path, head, status.st_size, complete=len(head) >= status.st_size)
+
+
+def _converts(path: Path) -> bool:
+    """Whether the file at `path` travels as the text it converts to: an office file always (the refusal names the
+    extra when it is missing), an HTML page when the converter is installed (else it travels as the text it is)."""
+    suffix = path.suffix.lower()
+    if suffix not in CONVERTED_KINDS:
+        return False
+    return suffix not in _TEXT_EXTENSIONS or converter_installed()
+
+
+class _Converted:
+    def __init__(self, what: str, text: str) -> None:
+        self.what, self.text = what, text
+
+
+def _converted(path: Path, data: bytes) -> _Converted:
+    suffix = path.suffix.lower()
+    try:
+        return _Converted(CONVERTED_KINDS[suffix], converted_text(suffix, data))
+    except ConversionProblem as exc:
+        raise _FileProblem(str(exc)) from None
 
 
 def _read_bytes(path: Path, limit: int = -1) -> bytes:
@@ -247,12 +290,18 @@ def _not_text(head: bytes, *, complete: bool) -> str | None:
     return None
 
 
-def _classify(path: Path, head: bytes, size: int, *, complete: bool) -> FileInfo:
-    """The kind of the file from its extension and first bytes; they must agree. Then the size limits."""
+def _classify(path: Path, head: bytes, size: int, *, complete: bool, data: bytes | None = None) -> FileInfo:
+    """The kind of the file from its extension and first bytes; they must agree. Then the size limits. A file that
+    travels converted (`_converts`) is given whole (`data`) and converted here, before anything is sent."""
     if size == 0:
         raise _FileProblem("is empty; there is nothing to send")
     suffix = path.suffix.lower()
     sniffed = _sniff(head)
+    if sniffed is None and _converts(path):
+        converted = _converted(path, data if data is not None else _read_bytes(path))
+        info = FileInfo(path, "converted", "text/plain", len(converted.text.encode()), converted.what)
+        _check_size(info)
+        return info
     if suffix == ".pdf" or suffix in _IMAGE_EXTENSIONS:
         expected = _PDF_MEDIA_TYPE if suffix == ".pdf" else _IMAGE_EXTENSIONS[suffix]
         if sniffed is None:
@@ -313,6 +362,11 @@ def _check_size(info: FileInfo) -> None:
         raise _FileProblem(
             f"is {info.size:,} bytes, over the API's limit of {REQUEST_MAX_BYTES:,} bytes (32 MB) per request; "
             "split it into smaller files"
+        )
+    if info.kind == "converted" and info.size > REQUEST_MAX_BYTES:
+        raise _FileProblem(
+            f"converts to {info.size:,} bytes of text, over the API's limit of {REQUEST_MAX_BYTES:,} bytes (32 MB) "
+            "per request; split it into smaller files"
         )
 
 

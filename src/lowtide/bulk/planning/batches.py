@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from lowtide.bulk.planning.converted import ConvertedFile, converted_json, converted_lines
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
 
@@ -157,6 +158,8 @@ class RunPlan:
     """Items past the cost limit: a run would not send them (judged on worst cases, the most pessimistic view)."""
     unpriced_model: str | None = None
     """A model of the run with no known price: the run's cost is then unknown."""
+    converted: list[ConvertedFile] = field(default_factory=list[ConvertedFile])
+    """The files the run sends as the text they convert to."""
 
     @property
     def requests(self) -> int:
@@ -186,6 +189,7 @@ class RunPlan:
             out.append(f"cost limit: ${self.cost_limit_usd:.4f}")
         if self.not_run:
             out.append(f"{self.not_run} item(s) would not run: their worst case crosses the cost limit")
+        out += converted_lines(self.converted)
         out.append("dry run: nothing was sent")
         return out
 
@@ -211,6 +215,7 @@ class RunPlan:
             "unpriced_model": self.unpriced_model,
             "cost_limit_usd": str(self.cost_limit_usd) if self.cost_limit_usd is not None else None,
             "not_run": self.not_run,
+            "converted_files": converted_json(self.converted),
         }
 
 

@@ -331,8 +331,8 @@ def _estimated_size(codec: BatchCodec, params: Mapping[str, Any], file: FileInfo
 
 
 def _file_bytes(file: FileInfo) -> int:
-    """What a file adds to a request: its text, or its base64."""
-    return file.size if file.kind == "text" else -(-file.size // 3) * 4
+    """What a file adds to a request: its text (a converted file's, its converted text), or its base64."""
+    return file.size if file.kind in ("text", "converted") else -(-file.size // 3) * 4
 
 
 def _probe(params: Mapping[str, Any]) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from lowtide.bulk.planning.converted import ConvertedFile, converted_json, converted_lines
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.core.run_reports import format_duration
 from lowtide.cost.pricing import cost_range, estimate_input_tokens
@@ -43,6 +44,8 @@ class LivePlan:
     seconds: float | None = None
     """The time the configured limits make it take; None when none is configured."""
     bound_by: str | None = None
+    converted: list[ConvertedFile] = field(default_factory=list[ConvertedFile])
+    """The files the run sends as the text they convert to."""
 
     def lines(self) -> list[str]:
         out = [
@@ -65,6 +68,7 @@ class LivePlan:
             out.append("  expected time: unknown (no per-minute limit configured; the API's are learned as calls go)")
         else:
             out.append(f"  expected time: about {format_duration(self.seconds)} (bound by {self.bound_by})")
+        out += converted_lines(self.converted, "  ")
         out.append("  nothing was sent")
         return out
 
@@ -85,6 +89,7 @@ class LivePlan:
             "max_concurrency": self.max_concurrency,
             "expected_seconds": self.seconds,
             "bound_by": self.bound_by,
+            "converted_files": converted_json(self.converted),
         }
 
 

@@ -28,6 +28,7 @@ from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchBackend, BatchCodec
 from lowtide.bulk.inputs.digest import InputDigest
+from lowtide.bulk.inputs.files import FileInfo
 from lowtide.bulk.inputs.jobs import Job, Jobs, described, job_from, job_input
 from lowtide.bulk.inputs.parser import check_jobs
 from lowtide.bulk.inputs.reading import JsonlLines, LineJobs
@@ -41,6 +42,7 @@ from lowtide.bulk.planning.checks import (
     check_live_jobs,
     preflight,
 )
+from lowtide.bulk.planning.converted import converted_files
 from lowtide.bulk.planning.live_plan import LivePlan, live_plan
 from lowtide.bulk.planning.plain_jobs import PlainJobs
 from lowtide.bulk.planning.requests import RunRequests
@@ -170,6 +172,8 @@ class BulkRun(RunRequests):
         self.post_process_timeout = post_process_timeout
         self._codec: BatchCodec | None = None
         self._plain: PlainJobs | None = None
+        self._files: Mapping[Path, FileInfo] = {}
+        """The run's files as its last check found them (a dry run names those it converts)."""
         """The template of the prompt-only jobs, as the last check found it."""
         self.jobs = Jobs()
         self._read: tuple[Jobs, int, str] | None = None
@@ -255,13 +259,17 @@ class BulkRun(RunRequests):
 
     async def plan(self) -> RunPlan:
         """The dry run: the batches this run would send, their sizes and cost range. Nothing is sent or written."""
-        return batch_plan(self, self._prepare(self._check(write=False), write=False))
+        plan = batch_plan(self, self._prepare(self._check(write=False), write=False))
+        plan.converted = converted_files(self._files)
+        return plan
 
     async def live_plan(self) -> LivePlan:
         """A live run's dry run: items, estimated tokens, cost range at live prices, and the time the configured
         limits make it take. Nothing is sent or written."""
         prepared = self._prepare(self._check(write=False), write=False)
-        return live_plan(self, prepared)
+        plan = live_plan(self, prepared)
+        plan.converted = converted_files(self._files)
+        return plan
 
     async def run(self, *, only: Iterable[int] | None = None) -> RunResult:
         """Run (or resume) the run; every input gets a result, in input order.
@@ -334,6 +342,7 @@ class BulkRun(RunRequests):
         holds of the same input and settings (`known`: looked for) has only its jobs still to send checked, once
         `_prepare` has found them (`Checked.to_send`): the others were checked before they were sent."""
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
+        self._files = files
         backend: BatchBackend | None = None
         if write:  # a dry run needs no client (nor a key), and writes nothing: it sends nothing
             sent = ((path, "a file a job sends") for path in files)

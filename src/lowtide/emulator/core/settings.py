@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from lowtide.emulator.core.ratelimits import Latency, RateLimits
 
-__all__ = ["Settings"]
+__all__ = ["COMPATIBLE_PARTS", "Settings"]
 
 
 @dataclass
@@ -26,3 +26,11 @@ class Settings:
     extra_models: tuple[str, ...] = ()
     rate_limits: RateLimits = field(default_factory=RateLimits)
     latency: Latency = field(default_factory=Latency)
+    compatible_lacks: frozenset[str] = frozenset()
+    """Parts OpenAI's wire leaves out, to stand for an OpenAI-compatible endpoint without them (`COMPATIBLE_PARTS`):
+    `metadata` (a batch's metadata is taken and dropped), `cancel` and `models` (those routes answer 404)."""
+
+
+COMPATIBLE_PARTS = frozenset({"metadata", "cancel", "models"})
+"""The parts of OpenAI's wire an OpenAI-compatible endpoint may lack, each switched off by
+`Settings.compatible_lacks`."""

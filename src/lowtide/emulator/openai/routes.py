@@ -16,6 +16,7 @@ from lowtide.emulator.core.http import Answer, Headed, Streamed, api_key, read_j
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
 from lowtide.emulator.core.ratelimits import BucketState, QuotaStyle, RateLimits
 from lowtide.emulator.openai.backend import OpenAIBackend, expires_after
+from lowtide.emulator.openai.errors import OpenAIError
 from lowtide.emulator.openai.http import read_upload
 from lowtide.emulator.openai.stored_routes import stored_routes
 from lowtide.http.sse import data_line, encode_event
@@ -140,10 +141,18 @@ class OpenAIApi:
     async def count_input_tokens(self, request: Request) -> Answer:
         return self._openai.count_input_tokens(await self.json_body(request))
 
+    def _lacking(self, part: str, request: Request) -> None:
+        """The 404 OpenAI answers for a path it does not serve, when the emulator is told the endpoint lacks `part`
+        (`Settings.compatible_lacks`)."""
+        if part in self._shared.settings.compatible_lacks:
+            raise OpenAIError(404, f"Invalid URL ({request.method} {request.url.path})")
+
     async def list_models(self, request: Request) -> Answer:
+        self._lacking("models", request)
         return self._openai.list_models()
 
     async def retrieve_model(self, request: Request) -> Answer:
+        self._lacking("models", request)
         return self._openai.retrieve_model(request.path_params["model_id"])
 
     async def create_embeddings(self, request: Request) -> Answer:
@@ -152,7 +161,12 @@ class OpenAIApi:
     # -- batches -------------------------------------------------------------------------------------------------
 
     async def create_batch(self, request: Request) -> Answer:
-        return self._openai.create_batch(await self.json_body(request, _BATCH_BODY_BYTES))
+        body = await self.json_body(request, _BATCH_BODY_BYTES)
+        fields = as_object(body)
+        if fields is not None and "metadata" in self._shared.settings.compatible_lacks:
+            # An endpoint without batch metadata takes the key and keeps nothing of it (as such gateways do).
+            body = {key: value for key, value in fields.items() if key != "metadata"}
+        return self._openai.create_batch(body)
 
     async def list_batches(self, request: Request) -> Answer:
         query = request.query_params
@@ -162,6 +176,7 @@ class OpenAIApi:
         return self._openai.retrieve_batch(request.path_params["batch_id"])
 
     async def cancel_batch(self, request: Request) -> Answer:
+        self._lacking("cancel", request)
         return self._openai.cancel_batch(request.path_params["batch_id"])
 
     # -- files ---------------------------------------------------------------------------------------------------

@@ -12,9 +12,18 @@ from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.messages.tool import tool_call, tool_call_chunk
 
 from lowtide.integrations.turns import Block, Role, append_turn
+from lowtide.streaming import TextDelta, ToolCallDelta
 from lowtide.types import ActorResponse, TextContent, ToolUseContent
 
-__all__ = ["to_ai_chunk", "to_ai_message", "to_arguments", "tool_choice_of", "tool_spec"]
+__all__ = [
+    "last_chunk",
+    "piece_chunk",
+    "to_ai_chunk",
+    "to_ai_message",
+    "to_arguments",
+    "tool_choice_of",
+    "tool_spec",
+]
 
 
 def to_arguments(
@@ -189,6 +198,27 @@ def to_ai_chunk(message: AIMessage) -> AIMessageChunk:
             tool_call_chunk(name=call["name"], args=json.dumps(call["args"]), id=call["id"], index=index)
             for index, call in enumerate(message.tool_calls)
         ],
+        usage_metadata=message.usage_metadata,
+        response_metadata=message.response_metadata,
+        chunk_position="last",
+    )
+
+
+def piece_chunk(piece: TextDelta | ToolCallDelta) -> AIMessageChunk:
+    """A piece of a live answer as it arrives: its text, or its piece of a tool call (the first naming the call)."""
+    if isinstance(piece, TextDelta):
+        return AIMessageChunk(content=piece.text)
+    return AIMessageChunk(
+        content="",
+        tool_call_chunks=[tool_call_chunk(name=piece.name, args=piece.arguments, id=piece.id, index=piece.index)],
+    )
+
+
+def last_chunk(message: AIMessage) -> AIMessageChunk:
+    """The last chunk of a streamed answer whose text and tool calls came in pieces: its id, usage and metadata."""
+    return AIMessageChunk(
+        content="",
+        id=message.id,
         usage_metadata=message.usage_metadata,
         response_metadata=message.response_metadata,
         chunk_position="last",

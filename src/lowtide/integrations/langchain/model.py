@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from contextlib import aclosing
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
@@ -19,7 +20,14 @@ from pydantic import ConfigDict, PrivateAttr
 
 from lowtide.actor import Actor
 from lowtide.errors import ActorError
-from lowtide.integrations.langchain.messages import to_ai_chunk, to_ai_message, to_arguments
+from lowtide.integrations.langchain.messages import (
+    last_chunk,
+    piece_chunk,
+    to_ai_chunk,
+    to_ai_message,
+    to_arguments,
+)
+from lowtide.streaming import TextDelta, ToolCallDelta
 
 __all__ = ["LowtideChatModel"]
 
@@ -78,13 +86,7 @@ class LowtideChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        arguments = to_arguments(
-            messages, tools=kwargs.pop("tools", None), tool_choice=kwargs.pop("tool_choice", None), stop=stop
-        )
-        kwargs.pop("ls_structured_output_format", None)
-        key = kwargs.pop("key", None)
-        budget = kwargs.pop("max_cost_usd", self.max_cost_usd)
-        response = await self.actor.run(key=key, max_cost_usd=budget, **arguments, **kwargs)
+        response = await self.actor.run(**self._call(messages, stop, kwargs))
         message = to_ai_message(response)
         return ChatResult(generations=[ChatGeneration(message=message)], llm_output={"model_name": response.model})
 
@@ -104,12 +106,21 @@ class LowtideChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        """`stream`, `astream` and `astream_events`: the finished answer as one chunk (its text, tool calls and
-        usage), in batch mode and live alike, so that code written for streaming works unchanged."""
-        chunk = _only_chunk(await self._agenerate(messages, stop, **kwargs))
-        if run_manager is not None:
-            await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-        yield chunk
+        """`stream`, `astream` and `astream_events`, through `actor.stream`: live, the answer's text and tool-call
+        pieces as they arrive, then a last chunk with its usage and metadata; in batch mode the finished answer as the
+        one chunk (its text, tool calls and usage), so that code written for streaming works unchanged."""
+        pieces = 0
+        async with aclosing(self.actor.stream(**self._call(messages, stop, kwargs))) as events:
+            async for event in events:
+                if isinstance(event, TextDelta | ToolCallDelta):
+                    pieces += 1
+                    chunk = ChatGenerationChunk(message=piece_chunk(event))
+                else:
+                    message = to_ai_message(event)
+                    chunk = ChatGenerationChunk(message=last_chunk(message) if pieces else to_ai_chunk(message))
+                if run_manager is not None:
+                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
 
     def _stream(
         self,
@@ -118,10 +129,22 @@ class LowtideChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        chunk = _only_chunk(self._run_sync(lambda: self._agenerate(messages, stop, **kwargs)))
-        if run_manager is not None:
-            run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-        yield chunk
+        """The synchronous interface's stream: `_astream`'s chunks, gathered on the model's own event loop (a
+        synchronous caller cannot interleave with it), then given in order."""
+        for chunk in self._run_sync(lambda: _gathered(self._astream(messages, stop, **kwargs))):
+            if run_manager is not None:
+                run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+            yield chunk
+
+    def _call(self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The actor's call for `messages`: their arguments, the key and budget, and the rest of `kwargs`."""
+        arguments = to_arguments(
+            messages, tools=kwargs.pop("tools", None), tool_choice=kwargs.pop("tool_choice", None), stop=stop
+        )
+        kwargs.pop("ls_structured_output_format", None)
+        key = kwargs.pop("key", None)
+        budget = kwargs.pop("max_cost_usd", self.max_cost_usd)
+        return {"key": key, "max_cost_usd": budget, **arguments, **kwargs}
 
     def batch(
         self,
@@ -168,8 +191,5 @@ class LowtideChatModel(BaseChatModel):
                 self._runner = None
 
 
-def _only_chunk(result: ChatResult) -> ChatGenerationChunk:
-    """The answer of `result` as the one chunk of a stream."""
-    message = result.generations[0].message
-    assert isinstance(message, AIMessage)
-    return ChatGenerationChunk(message=to_ai_chunk(message))
+async def _gathered(chunks: AsyncIterator[ChatGenerationChunk]) -> list[ChatGenerationChunk]:
+    return [chunk async for chunk in chunks]

@@ -14,9 +14,10 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import RunContext
 
 from lowtide.actor import Actor
+from lowtide.config.actors import BatchProcessingMode
 from lowtide.integrations.pydantic_ai.errors import mapped_errors
 from lowtide.integrations.pydantic_ai.messages import Call, step_of, to_call, to_model_response
-from lowtide.integrations.pydantic_ai.stream import FinishedStream
+from lowtide.integrations.pydantic_ai.stream import FinishedStream, LiveStream
 from lowtide.types import ActorResponse
 
 __all__ = ["KeyFunction", "LowtideModel", "LowtideModelSettings"]
@@ -80,17 +81,25 @@ class LowtideModel(Model):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
+        call, key, budget = self._prepared(messages, model_settings, model_request_parameters)
+        with mapped_errors(self.model_name):
+            response = await self.answer(call, key, budget)
+        return to_model_response(response, system=self.system)
+
+    def _prepared(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> tuple[Call, str | None, float | None]:
+        """The call `messages` make, its key and its budget."""
         model_settings, parameters = self.prepare_request(model_settings, model_request_parameters)
         if parameters.output_mode == "auto":
             parameters = parameters.with_default_output_mode("tool")
         settings: dict[str, Any] = dict(model_settings or {})
         instructions = InstructionPart.join(self._get_instruction_parts(messages, parameters) or [])
         call = to_call(messages, parameters, model_settings or {}, instructions=instructions, system=self.system)
-        key = self._key_for(messages, settings)
-        budget = settings.get("lowtide_max_cost_usd")
-        with mapped_errors(self.model_name):
-            response = await self.answer(call, key, budget)
-        return to_model_response(response, system=self.system)
+        return call, self._key_for(messages, settings), settings.get("lowtide_max_cost_usd")
 
     async def answer(self, call: Call, key: str | None, budget: float | None) -> ActorResponse[object]:
         """The actor's answer to one request (a durable agent's model answers it as a journaled turn instead)."""
@@ -106,11 +115,27 @@ class LowtideModel(Model):
         model_request_parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None = None,
     ) -> AsyncGenerator[StreamedResponse]:
-        """`request`'s answer as a stream (`agent.run_stream`, `run_stream_events`, `iter`): in batch mode the
-        finished answer, each part one event; live, the same, once lowtide's caller has the whole answer."""
-        answer = await self.request(messages, model_settings, model_request_parameters)
+        """`request`'s answer as a stream (`agent.run_stream`, `run_stream_events`, `iter`): live, through
+        `actor.stream`, token by token; in batch mode (and a durable agent's journaled turns) the finished answer,
+        each part one event."""
+        if type(self).answer is not LowtideModel.answer or self.actor.resolve_mode() is not BatchProcessingMode.LIVE:
+            answer = await self.request(messages, model_settings, model_request_parameters)
+            _, parameters = self.prepare_request(model_settings, model_request_parameters)
+            yield FinishedStream(model_request_parameters=parameters, answer=answer)
+            return
+        call, key, budget = self._prepared(messages, model_settings, model_request_parameters)
         _, parameters = self.prepare_request(model_settings, model_request_parameters)
-        yield FinishedStream(model_request_parameters=parameters, answer=answer)
+        events = self.actor.stream(response_model=call.response_model, key=key, max_cost_usd=budget, **call.arguments())
+        try:
+            yield LiveStream(
+                model_request_parameters=parameters,
+                events=events,
+                finish=lambda response: to_model_response(response, system=self.system),
+                model=self.model_name,
+                system=self.system,
+            )
+        finally:
+            await events.aclose()
 
     def _key_for(self, messages: list[ModelMessage], settings: dict[str, Any]) -> str | None:
         step = step_of(messages)

@@ -1,18 +1,21 @@
 """`ClaudeProvider`: one call, one answer, through the live Messages API: in one response when it is short, streamed
-when it may be long (so that a long answer never idles out, and the API does not refuse it unstreamed)."""
+when it may be long (so that a long answer never idles out, and the API does not refuse it unstreamed); `stream`
+gives the answer's pieces as they arrive."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar, cast
 
 import anthropic
 from anthropic import AsyncAPIResponse
+from anthropic.lib.streaming import ParsedMessageStreamEvent
 from anthropic.types import Message
 
 from lowtide.batching.backend import credential_of
 from lowtide.core.modes import BatchProcessingMode
+from lowtide.errors import APIConnectionError
 from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.messages.limits import InputLimits, body_json, byte_size
 from lowtide.provider import Provider, ProviderOptions
@@ -23,6 +26,7 @@ from lowtide.providers.anthropic.mapping import to_message_params, to_response, 
 from lowtide.providers.anthropic.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.anthropic.ratelimits import quota_report
 from lowtide.providers.sdk import split_for_sdk
+from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
 __all__ = ["ClaudeProvider"]
@@ -95,6 +99,32 @@ class ClaudeProvider(Provider):
             response_model=request.response_model,
         )
 
+    async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
+        """The answer through `messages.stream`: its text and tool-input deltas as they arrive, then the message."""
+        params = to_message_params(request)
+        named, extra_body = split_for_sdk(params, self._client.messages.stream)
+        with translate_errors():
+            try:
+                async with self._client.messages.stream(**named, extra_body=extra_body or None) as stream:
+                    async for event in stream:
+                        piece = _piece(event)
+                        if piece is not None:
+                            yield piece
+                    message = await stream.get_final_message()
+                    self._tell(stream.response.headers)
+                    request_id = stream.request_id
+            except anthropic.APIStatusError as exc:
+                self._tell(exc.response.headers)
+                raise
+        if message.stop_reason is None:  # the events stopped before message_delta said why the message ended
+            raise APIConnectionError("The Messages stream ended before its message did (no stop reason came).")
+        yield to_response(
+            message,
+            mode=BatchProcessingMode.LIVE,
+            ids=ProviderIds(request_id=request_id, custom_id=request.custom_id),
+            response_model=request.response_model,
+        )
+
     async def _answer_whole(self, params: dict[str, Any]) -> tuple[Message, str | None]:
         named, extra_body = split_for_sdk(params, self._client.messages.create)
         # The SDK's overloads cannot be resolved from a dict of parameters: say what comes back.
@@ -115,3 +145,17 @@ class ClaudeProvider(Provider):
     async def aclose(self) -> None:
         if self._owns_client:
             await self._client.close()
+
+
+def _piece(event: ParsedMessageStreamEvent[Any]) -> TextDelta | ToolCallDelta | None:
+    """The piece of the answer a stream event carries, if it carries one (thinking and citations wait for the
+    message)."""
+    if event.type == "content_block_start" and event.content_block.type == "tool_use":
+        block = event.content_block
+        return ToolCallDelta(event.index, id=block.id, name=block.name)
+    if event.type == "content_block_delta":
+        if event.delta.type == "text_delta":
+            return TextDelta(event.delta.text, event.index)
+        if event.delta.type == "input_json_delta" and event.delta.partial_json:
+            return ToolCallDelta(event.index, event.delta.partial_json)
+    return None

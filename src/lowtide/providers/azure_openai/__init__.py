@@ -11,31 +11,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowtide.core.parameters import LazyCheck
 from lowtide.providers.azure_openai import rules
 from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
     from lowtide.providers.azure_openai.batch import AzureOpenAIBatchProvider
     from lowtide.providers.azure_openai.live import AzureOpenAIProvider
-    from lowtide.registry import ProviderRegistry
 
 __all__ = ["AzureOpenAIBatchProvider", "AzureOpenAIProvider", "register"]
 
 _NAME = "azure_openai"
-_REGISTRATION = Registration(
-    _NAME,
-    __name__,
-    live="AzureOpenAIProvider",
-    batch="AzureOpenAIBatchProvider",
-    usage=rules.USAGE,
-    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
-)
-
-
-def register(registry: ProviderRegistry) -> None:
-    _REGISTRATION.register(registry)
-
-
-def __getattr__(name: str) -> object:
-    return _REGISTRATION.lent(name)
+_REGISTRATION = Registration.built_in(_NAME, __name__, "AzureOpenAI", rules.USAGE, options=False)
+register = _REGISTRATION.register
+"""The package's entry point of the `lowtide.providers` group."""
+__getattr__ = _REGISTRATION.lent

@@ -1,13 +1,15 @@
 """`AzureOpenAIProvider`: one call, one answer, through Azure OpenAI's Chat Completions API at the actor's deployment
 (`POST /openai/deployments/{deployment}/chat/completions?api-version=...`), with the official SDK's
-`AsyncAzureOpenAI`. OpenAI's mapping of requests and answers; Azure's prices."""
+`AsyncAzureOpenAI`, whole or streamed (`stream`). OpenAI's mapping of requests and answers; Azure's prices."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Generator, Mapping
+from contextlib import contextmanager
 from typing import ClassVar
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from lowtide.batching.backend import credential_of
 from lowtide.core.modes import BatchProcessingMode
@@ -19,10 +21,13 @@ from lowtide.providers.azure_openai.client import build_client
 from lowtide.providers.azure_openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.azure_openai.requests import encode_request
 from lowtide.providers.azure_openai.rules import USAGE
+from lowtide.providers.chat_stream import INCLUDE_USAGE
 from lowtide.providers.openai.codec import to_response
 from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.ratelimits import quota_report
+from lowtide.providers.openai.stream_pieces import chat_pieces
 from lowtide.providers.sdk import split_for_sdk
+from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
 __all__ = ["AzureOpenAIProvider"]
@@ -60,24 +65,47 @@ class AzureOpenAIProvider(Provider):
         if self._watchers:
             self._watchers.tell(quota_report(headers, now=self._clock.now()))
 
-    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
-        body = encode_request(request).body
+    @contextmanager
+    def _calling(self) -> Generator[None]:
+        """A call's SDK errors as lowtide's, the rate-limit headers of a refusal told to the quota first."""
         with translate_errors():
-            named, extra = split_for_sdk(body, self._client.chat.completions.create)
             try:
-                # The SDK sends a body naming `model` to `/deployments/{model}/chat/completions`.
-                raw = await self._client.chat.completions.with_raw_response.create(
-                    **named, stream=False, extra_body=extra or None
-                )
+                yield
             except openai.APIStatusError as exc:
                 self._tell(exc.response.headers)
                 raise
+
+    async def complete(self, request: ActorRequest) -> ActorResponse[object]:
+        body = encode_request(request).body
+        named, extra = split_for_sdk(body, self._client.chat.completions.create)
+        with self._calling():
+            # The SDK sends a body naming `model` to `/deployments/{model}/chat/completions`.
+            raw = await self._client.chat.completions.with_raw_response.create(
+                **named, stream=False, extra_body=extra or None
+            )
             self._tell(raw.headers)
             answer = raw.parse()
+        return self._response(request, answer, raw.headers)
+
+    async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
+        """The answer through the streamed Chat Completions: its chunks' pieces as they come, then the answer."""
+        named, extra = split_for_sdk(
+            {**encode_request(request).body, **INCLUDE_USAGE}, self._client.chat.completions.create
+        )
+        with self._calling():
+            raw = await self._client.chat.completions.with_raw_response.create(
+                **named, stream=True, extra_body=extra or None
+            )
+            self._tell(raw.headers)
+            async for piece in chat_pieces(raw.parse()):
+                whole = not isinstance(piece, TextDelta | ToolCallDelta)
+                yield self._response(request, piece, raw.headers) if whole else piece
+
+    def _response(
+        self, request: ActorRequest, answer: ChatCompletion, headers: Mapping[str, str]
+    ) -> ActorResponse[object]:
         request_id = (
-            getattr(answer, "_request_id", None)
-            or raw.headers.get("apim-request-id")
-            or raw.headers.get("x-request-id")
+            getattr(answer, "_request_id", None) or headers.get("apim-request-id") or headers.get("x-request-id")
         )
         return to_response(
             answer,

@@ -10,32 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowtide.providers import LazyCheck
 from lowtide.providers.gemini import rules
 from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
-    from lowtide import ProviderRegistry
     from lowtide.providers.gemini.batch import GeminiBatchProvider
     from lowtide.providers.gemini.live import GeminiProvider
     from lowtide.providers.gemini.options import GeminiOptions
 
 __all__ = ["GeminiBatchProvider", "GeminiOptions", "GeminiProvider", "register"]
 
-_REGISTRATION = Registration(
-    "gemini",
-    __name__,
-    live="GeminiProvider",
-    batch="GeminiBatchProvider",
-    usage=rules.USAGE,
-    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
-    lends={"GeminiOptions": "options"},
-)
-
-
-def register(registry: ProviderRegistry) -> None:
-    _REGISTRATION.register(registry)
-
-
-def __getattr__(name: str) -> object:
-    return _REGISTRATION.lent(name)
+_REGISTRATION = Registration.built_in("gemini", __name__, "Gemini", rules.USAGE)
+register = _REGISTRATION.register
+"""The package's entry point of the `lowtide.providers` group."""
+__getattr__ = _REGISTRATION.lent

@@ -18,7 +18,8 @@ from lowtide.providers.gemini.client import build_client
 from lowtide.providers.gemini.errors import translate_errors
 from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.gemini.requests import Encoded, encode_request
-from lowtide.providers.gemini.stream import finished, merged
+from lowtide.providers.gemini.stream import StreamPieces, finished, merged
+from lowtide.streaming import StreamEvent
 
 __all__ = ["WHOLE_ANSWER_MAX_TOKENS", "GeminiProvider"]
 
@@ -70,15 +71,23 @@ class GeminiProvider(Provider):
                 body, request_id = await self._answer_whole(encoded)
             else:
                 body, request_id = await self._answer_streamed(encoded)
-        body.setdefault("modelVersion", request.model)
-        error = blocked_error(body, request_id=request_id)
-        if error is not None:
-            raise error
-        ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": request_id}
-        held, _ = answer_and_json(body, mode=BatchProcessingMode.LIVE, ids=ids)
-        response = response_of(held)
-        model = request.response_model
-        return response if model is None else parse_response(response, model)
+        return _response(request, body, request_id)
+
+    async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
+        """The answer through `generate_content_stream`: each chunk's text and function calls as they come, then the
+        answer the chunks make."""
+        encoded = encode_request(request)
+        chunks: list[dict[str, object]] = []
+        pieces = StreamPieces()
+        request_id: str | None = None
+        with translate_errors():
+            async for chunk, chunk_id in self._chunks(encoded):
+                request_id = request_id or chunk_id
+                chunks.append(chunk)
+                for piece in pieces.add(chunk):
+                    yield piece
+            body = _finished(chunks, request_id)
+        yield _response(request, body, request_id)
 
     async def _answer_whole(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
         models = cast("_Models", self._client.aio.models)
@@ -86,27 +95,49 @@ class GeminiProvider(Provider):
         return _json(answer), _request_id(answer)
 
     async def _answer_streamed(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
-        models = cast("_Models", self._client.aio.models)
         chunks: list[dict[str, object]] = []
         request_id: str | None = None
+        async for chunk, chunk_id in self._chunks(encoded):
+            request_id = request_id or chunk_id
+            chunks.append(chunk)
+        return _finished(chunks, request_id), request_id
+
+    async def _chunks(self, encoded: Encoded) -> AsyncIterator[tuple[dict[str, object], str | None]]:
+        """The stream's chunks as the API's JSON, each with the request id its headers gave."""
+        models = cast("_Models", self._client.aio.models)
         stream = await models.generate_content_stream(
             model=encoded.model, contents=encoded.contents, config=encoded.config
         )
         async for chunk in stream:
-            request_id = request_id or _request_id(chunk)
-            chunks.append(_json(chunk))
-        body = merged(chunks)
-        if not finished(body):
-            # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
-            raise APIConnectionError(
-                f"The Gemini API's stream ended after {len(chunks)} chunk(s), before its answer was finished.",
-                request_id=request_id,
-            )
-        return body, request_id
+            yield _json(chunk), _request_id(chunk)
 
     async def aclose(self) -> None:
         if self._http is not None:
             await self._http.aclose()
+
+
+def _finished(chunks: list[dict[str, object]], request_id: str | None) -> dict[str, object]:
+    """The chunks of a stream as one body; `APIConnectionError` when they stopped before the answer finished."""
+    body = merged(chunks)
+    if not finished(body):
+        # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
+        raise APIConnectionError(
+            f"The Gemini API's stream ended after {len(chunks)} chunk(s), before its answer was finished.",
+            request_id=request_id,
+        )
+    return body
+
+
+def _response(request: ActorRequest, body: dict[str, object], request_id: str | None) -> ActorResponse[object]:
+    body.setdefault("modelVersion", request.model)
+    error = blocked_error(body, request_id=request_id)
+    if error is not None:
+        raise error
+    ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": request_id}
+    held, _ = answer_and_json(body, mode=BatchProcessingMode.LIVE, ids=ids)
+    response = response_of(held)
+    model = request.response_model
+    return response if model is None else parse_response(response, model)
 
 
 def _json(answer: types.GenerateContentResponse) -> dict[str, object]:

@@ -11,11 +11,14 @@ caller's to refuse (`finished`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 
 from lowtide.providers import json_object, json_objects
+from lowtide.providers.gemini.requests import SYNTHETIC_CALL_ID
+from lowtide.streaming import TextDelta, ToolCallDelta
 
-__all__ = ["finished", "merged"]
+__all__ = ["StreamPieces", "finished", "merged"]
 
 _LAST = ("modelVersion", "responseId", "usageMetadata")
 _CANDIDATE_LAST = ("finishReason", "finishMessage", "safetyRatings")
@@ -66,3 +69,28 @@ def finished(body: Mapping[str, object]) -> bool:
     if json_object(body.get("promptFeedback")).get("blockReason") is not None:
         return True
     return any(candidate.get("finishReason") is not None for candidate in json_objects(body.get("candidates")))
+
+
+class StreamPieces:
+    """`Actor.stream`'s pieces of one streamed answer, chunk by chunk: the answer's text (not thoughts) and each
+    function call whole (Gemini sends a call in one part), indexed by the part they make in the merged answer, so
+    that a call without an id gets the one the answer will give it."""
+
+    def __init__(self) -> None:
+        self._parts: list[dict[str, object]] = []
+
+    def add(self, chunk: Mapping[str, object]) -> list[TextDelta | ToolCallDelta]:
+        pieces: list[TextDelta | ToolCallDelta] = []
+        for given in json_objects(chunk.get("candidates"))[:1]:
+            for part in json_objects(json_object(given.get("content")).get("parts")):
+                _join(self._parts, part)
+                index = len(self._parts) - 1
+                text, call = part.get("text"), json_object(part.get("functionCall"))
+                if isinstance(text, str) and text and part.get("thought") is not True:
+                    pieces.append(TextDelta(text, index))
+                elif call:
+                    name, call_id = str(call.get("name") or ""), call.get("id")
+                    call_id = call_id if isinstance(call_id, str) and call_id else f"{SYNTHETIC_CALL_ID}{index}-{name}"
+                    arguments = json.dumps(json_object(call.get("args")), ensure_ascii=False, separators=(",", ":"))
+                    pieces.append(ToolCallDelta(index, arguments, id=call_id, name=name))
+        return pieces

@@ -10,32 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowtide.providers import LazyCheck
 from lowtide.providers.mistral import rules
 from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
-    from lowtide import ProviderRegistry
     from lowtide.providers.mistral.batch import MistralBatchProvider
     from lowtide.providers.mistral.live import MistralProvider
     from lowtide.providers.mistral.options import MistralOptions
 
 __all__ = ["MistralBatchProvider", "MistralOptions", "MistralProvider", "register"]
 
-_REGISTRATION = Registration(
-    "mistral",
-    __name__,
-    live="MistralProvider",
-    batch="MistralBatchProvider",
-    usage=rules.USAGE,
-    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
-    lends={"MistralOptions": "options"},
-)
-
-
-def register(registry: ProviderRegistry) -> None:
-    _REGISTRATION.register(registry)
-
-
-def __getattr__(name: str) -> object:
-    return _REGISTRATION.lent(name)
+_REGISTRATION = Registration.built_in("mistral", __name__, "Mistral", rules.USAGE)
+register = _REGISTRATION.register
+"""The package's entry point of the `lowtide.providers` group."""
+__getattr__ = _REGISTRATION.lent

@@ -5,6 +5,7 @@ checked (`checks.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 from lowtide import (
@@ -17,6 +18,7 @@ from lowtide import (
     ProviderOptions,
 )
 from lowtide.providers import InputLimits, JSONObject, parse_response, response_of, split_for_sdk
+from lowtide.providers.chat_stream import ChatChunks
 from lowtide.providers.mistral.answers import answer_and_json, finish_error
 from lowtide.providers.mistral.checks import Checks
 from lowtide.providers.mistral.client import build_client
@@ -24,6 +26,7 @@ from lowtide.providers.mistral.errors import translate_errors
 from lowtide.providers.mistral.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.mistral.requests import encode_request
 from lowtide.providers.mistral.stream import finished, merged
+from lowtide.streaming import StreamEvent
 
 __all__ = ["WHOLE_ANSWER_MAX_TOKENS", "MistralProvider"]
 
@@ -65,14 +68,20 @@ class MistralProvider(Provider):
                 raw = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
             else:
                 raw = await self._streamed(named)
-        error = finish_error(raw, request_id=None)
-        if error is not None:
-            raise error
-        ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": None}
-        held, _ = answer_and_json(raw, mode=BatchProcessingMode.LIVE, ids=ids)
-        response = response_of(held)
-        model = request.response_model
-        return response if model is None else parse_response(response, model)
+        return _response(request, raw)
+
+    async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
+        """The answer through `chat.stream_async`: each chunk's text and tool-call pieces as they come, then the
+        answer the chunks make."""
+        named = self._sdk_arguments(encode_request(request))
+        chunks: list[JSONObject] = []
+        pieces = ChatChunks()
+        with translate_errors():
+            async for chunk in self._chunks(named):
+                chunks.append(chunk)
+                for piece in pieces.add(chunk):
+                    yield piece
+        yield _response(request, _finished(chunks))
 
     def _sdk_arguments(self, body: dict[str, object]) -> dict[str, Any]:
         """The body as the SDK's `chat.complete_async` arguments; a field it has no argument for is refused."""
@@ -85,19 +94,37 @@ class MistralProvider(Provider):
         return named
 
     async def _streamed(self, named: dict[str, object]) -> dict[str, object]:
-        chunks: list[JSONObject] = []
+        return _finished([chunk async for chunk in self._chunks(named)])
+
+    async def _chunks(self, named: dict[str, object]) -> AsyncIterator[JSONObject]:
+        """The stream's chunks, each as the API's JSON."""
         stream = await self._client.chat.stream_async(**named)  # pyright: ignore[reportArgumentType]
         async with stream as events:
             async for event in events:
-                chunks.append(event.data.model_dump(mode="json", by_alias=True, exclude_none=True))
-        body = merged(chunks)
-        if not finished(body):
-            # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
-            raise APIConnectionError(
-                f"Mistral's stream ended after {len(chunks)} chunk(s), before its answer was finished."
-            )
-        return body
+                yield event.data.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def aclose(self) -> None:
         if self._http is not None:
             await self._http.aclose()
+
+
+def _finished(chunks: list[JSONObject]) -> dict[str, object]:
+    """The chunks of a stream as one body; `APIConnectionError` when they stopped before the answer finished."""
+    body = merged(chunks)
+    if not finished(body):
+        # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
+        raise APIConnectionError(
+            f"Mistral's stream ended after {len(chunks)} chunk(s), before its answer was finished."
+        )
+    return body
+
+
+def _response(request: ActorRequest, raw: dict[str, object]) -> ActorResponse[object]:
+    error = finish_error(raw, request_id=None)
+    if error is not None:
+        raise error
+    ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": None}
+    held, _ = answer_and_json(raw, mode=BatchProcessingMode.LIVE, ids=ids)
+    response = response_of(held)
+    model = request.response_model
+    return response if model is None else parse_response(response, model)

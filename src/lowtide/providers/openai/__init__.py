@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowtide.core.parameters import LazyCheck
 from lowtide.providers.openai import rules
 from lowtide.providers.registration import Registration
 
@@ -17,24 +16,10 @@ if TYPE_CHECKING:
     from lowtide.providers.openai.batch import OpenAIBatchProvider
     from lowtide.providers.openai.live import OpenAIProvider
     from lowtide.providers.openai.options import OpenAIOptions
-    from lowtide.registry import ProviderRegistry
 
 __all__ = ["OpenAIBatchProvider", "OpenAIOptions", "OpenAIProvider", "register"]
 
-_REGISTRATION = Registration(
-    "openai",
-    __name__,
-    live="OpenAIProvider",
-    batch="OpenAIBatchProvider",
-    usage=rules.USAGE,
-    parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
-    lends={"OpenAIOptions": "options"},
-)
-
-
-def register(registry: ProviderRegistry) -> None:
-    _REGISTRATION.register(registry)
-
-
-def __getattr__(name: str) -> object:
-    return _REGISTRATION.lent(name)
+_REGISTRATION = Registration.built_in("openai", __name__, "OpenAI", rules.USAGE)
+register = _REGISTRATION.register
+"""The package's entry point of the `lowtide.providers` group."""
+__getattr__ = _REGISTRATION.lent

@@ -1,9 +1,9 @@
 """`OpenAIProvider`: one call, one answer, through OpenAI's live Responses or Chat Completions API (the actor's
-`provider_options.openai.endpoint` picks which), with the official SDK."""
+`provider_options.openai.endpoint` picks which), with the official SDK; `stream` reads the endpoint's stream."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import ClassVar
 
 import openai
@@ -15,13 +15,16 @@ from lowtide.core.modes import BatchProcessingMode
 from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.messages.limits import InputLimits
 from lowtide.provider import Provider, ProviderOptions
+from lowtide.providers.chat_stream import INCLUDE_USAGE
 from lowtide.providers.openai.checks import MAX_REQUEST_BYTES, Checks
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.codec import encode_request, to_response
 from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.openai.ratelimits import quota_report
+from lowtide.providers.openai.stream_pieces import chat_pieces, response_pieces
 from lowtide.providers.sdk import split_for_sdk
+from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
 __all__ = ["OpenAIProvider"]
@@ -84,7 +87,40 @@ class OpenAIProvider(Provider):
                 raise
             self._tell(raw.headers)
             answer = raw.parse()
-        request_id = getattr(answer, "_request_id", None) or raw.headers.get("x-request-id")
+        return self._response(request, answer, raw.headers.get("x-request-id"))
+
+    async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
+        """The answer as the endpoint streams it: its text and function-call argument deltas, then the response."""
+        encoded = encode_request(request)
+        with translate_errors():
+            try:
+                if encoded.endpoint == "responses":
+                    named, extra = split_for_sdk(encoded.body, self._client.responses.create)
+                    raw = await self._client.responses.with_raw_response.create(
+                        **named, stream=True, extra_body=extra or None
+                    )
+                    pieces = response_pieces(raw.parse())
+                else:
+                    body = {**encoded.body, **INCLUDE_USAGE}
+                    named, extra = split_for_sdk(body, self._client.chat.completions.create)
+                    raw = await self._client.chat.completions.with_raw_response.create(
+                        **named, stream=True, extra_body=extra or None
+                    )
+                    pieces = chat_pieces(raw.parse())
+            except openai.APIStatusError as exc:
+                self._tell(exc.response.headers)
+                raise
+            self._tell(raw.headers)
+            async for piece in pieces:
+                if isinstance(piece, TextDelta | ToolCallDelta):
+                    yield piece
+                else:
+                    yield self._response(request, piece, raw.headers.get("x-request-id"))
+
+    def _response(
+        self, request: ActorRequest, answer: Response | ChatCompletion, header_id: str | None
+    ) -> ActorResponse[object]:
+        request_id = getattr(answer, "_request_id", None) or header_id
         return to_response(
             answer,
             mode=BatchProcessingMode.LIVE,

@@ -5,7 +5,8 @@ binding (`sdk.Sdk`: the client class, its exceptions, its models endpoint) and i
 naming them, registered by `register_dialect`.
 
 Imports no SDK (each dialect's folder binds its own) and no provider's folder: a dialect's folder imports this, never
-the other way round.
+the other way round. `provider: openai_compatible` itself, an endpoint configured by data, is `endpoint.py` (light)
+and `endpoint_providers.py` (the openai SDK at the configured base URL, imported when first used).
 """
 
 from lowtide.providers.openai_compatible.dialect import Dialect, register_dialect

@@ -131,15 +131,21 @@ def chat_answer(
     content, stop_reason = _content(body)
     model = sys.intern(str(body.get("model", "")))
     raw_usage = json_object(body.get("usage"))
-    priced = _PRICES.priced(
-        raw_usage,
-        dialect.name,
-        model,
-        mode,
-        make=lambda: Priced.of(
-            chat_usage(raw_usage), cost_of(raw_usage, model, mode=mode, provider=dialect.usage) if raw_usage else None
-        ),
-    )
+    if dialect.priced_by is not None:
+        # Its own prices, which differ by actor under one name: not kept in the cache shared by name.
+        usage = chat_usage(raw_usage)
+        priced = Priced.of(usage, dialect.priced_by(usage, model, mode) if raw_usage else None)
+    else:
+        priced = _PRICES.priced(
+            raw_usage,
+            dialect.name,
+            model,
+            mode,
+            make=lambda: Priced.of(
+                chat_usage(raw_usage),
+                cost_of(raw_usage, model, mode=mode, provider=dialect.usage) if raw_usage else None,
+            ),
+        )
     message_id = body.get("id")
     stored: dict[str, object] = {
         "text": "".join(str(block["text"]) for block in content if block["type"] == "text"),

@@ -6,13 +6,13 @@ nothing."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from lowtide import BatchProcessingMode, ConfigurationError
+from lowtide import BatchProcessingMode, ConfigurationError, Cost, Usage
 from lowtide.providers import BatchLimits, LazyProvider, Parameters, UsageShape, check_ranges, refuse_fields
 from lowtide.providers.openai.chat_limits import ChatLimits
 
@@ -67,6 +67,9 @@ class Dialect(Generic[OptionsT]):
     max_live_bytes: int = MAX_LIVE_BYTES
     batch: BatchLimits = _BATCH
     """What one batch's input file may hold, and the longest completion window."""
+    priced_by: Callable[[Usage, str, BatchProcessingMode], Cost | None] | None = None
+    """Its own prices (a configured endpoint's: usage, model, mode -> cost, None when unknown); when given,
+    genai-prices is not asked (`usage` then only reads the usage object)."""
 
     @functools.cached_property
     def chat_limits(self) -> ChatLimits:

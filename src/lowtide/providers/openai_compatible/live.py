@@ -1,20 +1,23 @@
 """`ChatProvider`: one call, one answer, through an OpenAI-compatible API's live Chat Completions with its official
-SDK; a dialect's live provider is this class naming its `Dialect` and `Sdk`."""
+SDK (`stream`: streamed); a dialect's live provider is this class naming its `Dialect` and `Sdk`."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import ClassVar, Generic
+from collections.abc import AsyncIterator, Awaitable
+from typing import ClassVar, Generic, cast
 
 from pydantic import BaseModel
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
+from lowtide.errors import APIConnectionError
 from lowtide.messages.structured import parse_response
 from lowtide.providers import InputLimits, credential_of, split_for_sdk
+from lowtide.providers.chat_stream import INCLUDE_USAGE, ChatChunks
 from lowtide.providers.openai_compatible.chat import chat_response, encode_request
 from lowtide.providers.openai_compatible.checks import input_limits, preflight
 from lowtide.providers.openai_compatible.dialect import Dialect
 from lowtide.providers.openai_compatible.sdk import C, Sdk, build_client, check_model
+from lowtide.streaming import StreamEvent
 
 __all__ = ["ChatProvider"]
 
@@ -56,6 +59,31 @@ class ChatProvider(Provider, Generic[C]):
             ids={"batch_id": None, "custom_id": request.custom_id, "request_id": request_id},
         )
         return response if request.response_model is None else parse_response(response, request.response_model)
+
+    async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
+        """The answer through the streamed Chat Completions: its chunks' pieces as they come, then the answer they
+        make, read as an unstreamed one is."""
+        body = {**encode_request(request, self.dialect), **INCLUDE_USAGE}
+        completions = self._client.chat.completions
+        named, extra = split_for_sdk(body, completions.create)
+        joined = ChatChunks()
+        with self.sdk.translate():
+            raw = await completions.with_raw_response.create(**named, stream=True, extra_body=extra or None)
+            parsed = raw.parse()
+            chunks = await parsed if isinstance(parsed, Awaitable) else parsed
+            async for chunk in cast(AsyncIterator[BaseModel], chunks):
+                for piece in joined.add(chunk.model_dump(mode="json")):
+                    yield piece
+        whole = joined.body()
+        if whole is None:
+            raise APIConnectionError(f"The {self.name} stream ended before its answer did (no finish_reason came).")
+        response = chat_response(
+            whole,
+            dialect=self.dialect,
+            mode=BatchProcessingMode.LIVE,
+            ids={"batch_id": None, "custom_id": request.custom_id, "request_id": raw.headers.get("x-request-id")},
+        )
+        yield response if request.response_model is None else parse_response(response, request.response_model)
 
     async def aclose(self) -> None:
         if self._owns_client:

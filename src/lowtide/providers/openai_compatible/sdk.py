@@ -127,9 +127,10 @@ def build_client(options: ProviderOptions, dialect: Dialect[BaseModel], sdk: Sdk
         return options.client, False
     api_key, variable = options.api_key_from(dialect.api_key_env)
     if not api_key:
+        emulator = f"{dialect.base_url_env} pointing at `lowtide emulator`" if dialect.base_url_env else "its base URL"
         raise ConfigurationError(
             f"No {dialect.owner} API key: set the {variable} environment variable, pass api_key=..., or run against "
-            f"the emulator ({dialect.base_url_env} pointing at `lowtide emulator`).",
+            f"the emulator ({emulator}).",
             field="api_key_env",
         )
     base_url = options.base_url_from(dialect.base_url_env)

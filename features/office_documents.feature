@@ -1,0 +1,135 @@
+Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they convert to
+  As a developer who processes contracts, reports and slide decks in bulk
+  I want a job naming a .docx, .xlsx, .pptx or .html file to send the Markdown it converts to, as a text document
+  So that a folder of office files runs on every provider as PDFs do, with the same checks before anything is sent
+
+  Rule: Each kind travels as a plain-text document of its Markdown, titled with the file's name
+
+    Scenario: A Word document keeps its heading, its table and its footnote
+      Given "report.docx" in the input folder is a Word document
+      When the block for "report.docx" is built with citations
+      Then the block is a text document titled "report.docx" whose text holds these lines, in this order:
+        """
+        # Harbour report
+        The quay at Brest reopens on 3 May. [[1]](#footnote-1)
+        | Port | High water |
+        | Brest | 06:12 |
+        1. Per the harbour master, 2026. [↑](#footnote-ref-1)
+        """
+      And the block asks for citations
+
+    Scenario: An Excel workbook keeps each sheet, under its name
+      Given "tides.xlsx" in the input folder is an Excel workbook
+      When the block for "tides.xlsx" is built
+      Then the block is a text document titled "tides.xlsx" whose text holds these lines, in this order:
+        """
+        ## Brest
+        | Day | High water | Metres |
+        | Monday | 06:12 | 7.1 |
+        ## Cherbourg
+        | Monday | 07:40 | 6.3 |
+        """
+
+    Scenario: A PowerPoint presentation keeps each slide's text and its speaker notes
+      Given "briefing.pptx" in the input folder is a PowerPoint presentation
+      When the block for "briefing.pptx" is built
+      Then the block is a text document titled "briefing.pptx" whose text holds these lines, in this order:
+        """
+        # Tide briefing
+        Neap tides this week
+        ### Notes:
+        Mention the Brest quay closure.
+        """
+
+    Scenario: An HTML page keeps what a reader sees, as Markdown, and not its scripts or styles
+      Given "page.html" in the input folder is an HTML page
+      When the block for "page.html" is built
+      Then the block is a text document titled "page.html" whose text holds these lines, in this order:
+        """
+        # Tide tables
+        High water at **Brest**: 06:12 & 18:40.
+        | Port | Metres |
+        | Brest | 7.1 |
+        """
+      And the block's text does not hold "alert", "color: navy" or "<"
+
+  Rule: A file that cannot be converted is refused by name, with the reason, before anything is sent
+
+    Scenario Outline: <what> is refused
+      Given "<name>" in the input folder is <content>
+      When the block for "<name>" is built
+      Then the input is refused with:
+        """
+        <name>: <reason>
+        """
+
+      Examples:
+        | what                               | name         | content                                                          | reason |
+        | A damaged Word document            | report.docx  | the bytes b'PK\x03\x04\x14\x00\x06 cut short'                    | is a Word document (.docx) that could not be converted to text: File is not a zip file |
+        | A CSV named as an Excel workbook   | tides.XLSX   | the text "time,height\n06:10,4.2"                                | is an Excel workbook (.xlsx) that could not be converted to text: File is not a zip file |
+        | A Word document under a password   | locked.docx  | a Word document, protected by the password "tide"               | is a Word document (.docx) protected by a password (it is encrypted): save a copy without the password first |
+        | A workbook under a password        | locked.xlsx  | an Excel workbook, protected by the password "tide"             | is an Excel workbook (.xlsx) protected by a password (it is encrypted): save a copy without the password first |
+        | A page of scripts alone            | blank.html   | the text "<html><body><script>go()</script></body></html>"       | is an HTML page (.html) that holds no text once converted; there is nothing to send |
+
+    Scenario: Without the converter installed, an office file is refused naming the extra, and an HTML page travels as it is
+      Given "report.docx" in the input folder is a Word document
+      And "page.html" in the input folder is the text "<p>High water at noon</p>"
+      And markitdown cannot be imported
+      When the block for "report.docx" is built
+      Then the input is refused with:
+        """
+        report.docx: is a Word document (.docx): lowtide sends it as text converted by markitdown, which is not installed (pip install 'lowtide[documents]')
+        """
+      When the block for "page.html" is built
+      Then the block is a text document titled "page.html" holding "<p>High water at noon</p>"
+
+  Rule: A bulk run over office files works on every provider, in batch and live mode, as it does for PDFs
+
+    Scenario Outline: A <mode> run on <provider> sends each file's converted text
+      Given the emulator on a socket, whose batches take 0 seconds
+      And the programs' actor sends its batches to the <provider> API
+      And "report.docx" in the input folder is a Word document
+      And "tides.xlsx" in the input folder is an Excel workbook
+      And "briefing.pptx" in the input folder is a PowerPoint presentation
+      And "page.html" in the input folder is an HTML page
+      When the programs' actor maps "Summarise it" over each of those files in <mode> mode
+      Then every item succeeded, and the API was sent each file's converted text under its name
+
+      Examples:
+        | provider     | mode  |
+        | anthropic    | batch |
+        | anthropic    | live  |
+        | openai       | batch |
+        | openai       | live  |
+        | azure_openai | batch |
+        | azure_openai | live  |
+        | gemini       | batch |
+        | gemini       | live  |
+        | bedrock      | batch |
+        | bedrock      | live  |
+        | mistral      | batch |
+        | mistral      | live  |
+        | groq         | batch |
+        | groq         | live  |
+        | together     | batch |
+        | together     | live  |
+
+    Scenario: Anthropic's citations point into the converted text, under the file's name
+      Given the emulator on a socket, whose batches take 0 seconds
+      And the programs' actor sends its batches to the anthropic API
+      And "report.docx" in the input folder is a Word document
+      When the programs' actor maps "When does the quay at Brest reopen?" over "report.docx" with citations in batch mode
+      Then the item's answer cites "The quay at Brest reopens on 3 May." from the document "report.docx"
+
+    Scenario: A dry run names each converted file, its kind and its tokens, and a file many jobs name is converted once
+      Given "report.docx" in the input folder is a Word document
+      And "tides.xlsx" in the input folder is an Excel workbook
+      And an actor of anthropic in batch mode against the emulator, on an in-memory ledger
+      When the actor plans a run of 3 jobs naming "report.docx" and 1 naming "tides.xlsx", counting conversions
+      Then the plan says, before "dry run: nothing was sent":
+        """
+        2 file(s) sent as the text they convert to:
+          report.docx: a Word document, about {report.docx} tokens
+          tides.xlsx: an Excel workbook, about {tides.xlsx} tokens
+        """
+      And each file was converted once

@@ -1,0 +1,223 @@
+"""Steps for office files and web pages sent as the text they convert to (features/office_documents.feature): the
+blocks they become, a bulk run of them on each provider against the emulator on a socket, and the dry run."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+from _rebuild_support import RebuildWorld
+from _support import world
+from step_context import Context as StepContext
+from step_context import given, then, when
+
+from lowtide import Actor, RunResult
+from lowtide.bulk.inputs import converted
+from lowtide.bulk.inputs.files import file_block
+from lowtide.bulk.planning.batches import RunPlan
+
+
+class Context(StepContext, Protocol):
+    """What this module keeps on the scenario's context (and reads of other step modules')."""
+
+    rebuild: RebuildWorld
+    bulk_inputs: Any
+    built_actor: Actor
+    office_run: RunResult
+    office_plan: RunPlan
+    office_conversions: dict[str, int]
+    office_tokens: dict[str, int]
+
+
+def _folder(context: Context) -> Path:
+    """The scenario's input folder (bulk_inputs_steps' own), where its files are made and its jobs run."""
+    return world(context).path("")
+
+
+def the_block(context: Context) -> dict[str, Any]:
+    """The block bulk_inputs_steps built (kept on the context as `bulk_inputs.block`)."""
+    world(context).succeeded()
+    block: dict[str, Any] | None = context.bulk_inputs.block
+    assert block is not None, "no block was built"
+    return block
+
+
+def _citations(response: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for block in response.content:
+        for citation in getattr(block, "citations", None) or []:
+            found.append(citation if isinstance(citation, dict) else citation.model_dump())
+    return found
+
+
+_FILES = ("report.docx", "tides.xlsx", "briefing.pptx", "page.html")
+# Providers whose API cites documents: their answers quote the documents; the others' quote the text they were sent.
+_CITING = frozenset({"anthropic"})
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+@then('the block is a text document titled "{title}" whose text holds these lines, in this order:')
+def step_text_lines(context: Context, title: str) -> None:
+    block = the_block(context)
+    assert block["type"] == "document", block
+    assert block["title"] == title, block
+    source = block["source"]
+    assert source == {"type": "text", "media_type": "text/plain", "data": source["data"]}, source
+    lines = _lines(source["data"])
+    place = 0
+    for wanted in _lines(context.text or ""):
+        assert wanted in lines[place:], f"{wanted!r} is not among the lines after line {place}:\n{source['data']}"
+        place = lines.index(wanted, place) + 1
+
+
+@then('the block\'s text does not hold "{first}", "{second}" or "{third}"')
+def step_text_lacks(context: Context, first: str, second: str, third: str) -> None:
+    text = the_block(context)["source"]["data"]
+    for unwanted in (first, second, third):
+        assert unwanted not in text, f"{unwanted!r} is in:\n{text}"
+
+
+@given("markitdown cannot be imported")
+def step_no_markitdown(context: Context) -> None:
+    """As if the `documents` extra were not installed: its modules cannot be imported, and nothing converted before
+    is kept (a text converted earlier in this process would otherwise be found by its digest)."""
+    saved = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "markitdown"}
+    for name in saved:
+        del sys.modules[name]
+    sys.modules["markitdown"] = None  # type: ignore[assignment]  # import fails, as when it is not installed
+    kept = dict(converted._converters)  # pyright: ignore[reportPrivateUsage]
+    converted._converters.clear()  # pyright: ignore[reportPrivateUsage]
+    converted._cache = converted._Cache()  # pyright: ignore[reportPrivateUsage]
+
+    def restore() -> None:
+        del sys.modules["markitdown"]
+        sys.modules.update(saved)
+        converted._converters.update(kept)  # pyright: ignore[reportPrivateUsage]
+
+    world(context).cleanups.append(restore)
+
+
+def _r(context: Context) -> RebuildWorld:
+    found: object = getattr(context, "rebuild", None)
+    assert isinstance(found, RebuildWorld), "no emulator on a socket: add 'Given the emulator on a socket, ...'"
+    return found
+
+
+def _map(context: Context, prompt: str, names: list[str], mode: str, *, citations: bool) -> RunResult:
+    w, r = world(context), _r(context)
+    # Room for the answer past a thinking model's default thinking (Gemini 2.5's), which 64 tokens would not leave.
+    r.configuration["max_tokens"] = 1024
+    folder = _folder(context)
+    jobs = [{"prompt": prompt, "file": str(folder / name), "id": name} for name in names]
+
+    async def mapping(actor: Actor) -> RunResult:
+        return await actor.map(jobs, mode=mode, progress="none", citations=citations)
+
+    with contextlib.chdir(folder):
+        result = r.program(w, mapping)
+    context.office_run = result
+    return result
+
+
+@when('the programs\' actor maps "{prompt}" over each of those files in {mode:w} mode')
+def step_map_files(context: Context, prompt: str, mode: str) -> None:
+    r = _r(context)
+    _map(context, prompt, list(_FILES), mode, citations=r.provider in _CITING)
+
+
+@when('the programs\' actor maps "{prompt}" over "{name}" with citations in {mode:w} mode')
+def step_map_cited(context: Context, prompt: str, name: str, mode: str) -> None:
+    _map(context, prompt, [name], mode, citations=True)
+
+
+def _converted_text(folder: Path, name: str) -> str:
+    with contextlib.chdir(folder):
+        return str(file_block(name, citations=False)["source"]["data"])
+
+
+@then("every item succeeded, and the API was sent each file's converted text under its name")
+def step_sent_converted(context: Context) -> None:
+    r = _r(context)
+    folder = _folder(context)
+    items = list(context.office_run)
+    assert [item.id for item in items] == list(_FILES), [item.id for item in items]
+    for item in items:
+        assert item.ok, f"{item.id}: {item.error}"
+        response = item.response
+        assert response is not None
+        assert item.id is not None
+        text = _converted_text(folder, item.id)
+        if r.provider in _CITING:
+            # The emulator quotes what it was sent as documents: each citation's text is in the converted file's.
+            cited = _citations(response)
+            assert cited, f"{item.id}: the answer cites nothing: {response.text!r}"
+            for citation in cited:
+                assert citation["document_title"] == item.id, (item.id, citation)
+                assert citation["cited_text"].strip() in text, (item.id, citation["cited_text"], text)
+        else:
+            # The emulated model quotes the last user turn's text: the document (its title, then its text) first.
+            quoted = re.sub(r"\s+", " ", response.text)
+            start = re.sub(r"\s+", " ", f"{item.id} {text}")[:60]
+            assert start in quoted, f"{item.id}: the answer does not quote the converted text:\n{response!r}"
+
+
+@then('the item\'s answer cites "{sentence}" from the document "{title}"')
+def step_cites(context: Context, sentence: str, title: str) -> None:
+    [item] = list(context.office_run)
+    assert item.ok, item.error
+    assert item.response is not None
+    cited = _citations(item.response)
+    assert any(c["cited_text"].strip() == sentence and c["document_title"] == title for c in cited), cited
+
+
+@when('the actor plans a run of {many:d} jobs naming "{first}" and {few:d} naming "{second}", counting conversions')
+def step_plan(context: Context, many: int, first: str, few: int, second: str) -> None:
+    actor: Actor = context.built_actor
+    folder = _folder(context)
+    names = [first] * many + [second] * few
+    jobs = [{"prompt": f"Summarise part {i}", "file": name} for i, name in enumerate(names)]
+    counted: dict[str, int] = {}
+    real = converted._convert  # pyright: ignore[reportPrivateUsage]
+
+    def counting(suffix: str, data: bytes) -> str:
+        counted[suffix] = counted.get(suffix, 0) + 1
+        return real(suffix, data)
+
+    converted._cache = converted._Cache()  # pyright: ignore[reportPrivateUsage]
+    converted._convert = counting  # pyright: ignore[reportPrivateUsage]
+    try:
+        with contextlib.chdir(folder):
+            plan = context.runner.run(actor.map(jobs, dry_run=True, progress="none"))
+    finally:
+        converted._convert = real  # pyright: ignore[reportPrivateUsage]
+    assert isinstance(plan, RunPlan), plan
+    context.office_plan = plan
+    context.office_conversions = counted
+    context.office_tokens = {name: -(-len(_converted_text(folder, name).encode()) // 3) for name in (first, second)}
+
+
+@then('the plan says, before "{last}":')
+def step_plan_says(context: Context, last: str) -> None:
+    plan: RunPlan = context.office_plan
+    lines = plan.lines()
+    assert lines[-1] == last, lines
+    expected = context.text or ""
+    for name, tokens in context.office_tokens.items():  # "{report.docx}": the tokens of that file's converted text
+        expected = expected.replace("{" + name + "}", f"{tokens:,}")
+    wanted = expected.splitlines()
+    assert lines[-1 - len(wanted) : -1] == wanted, "\n".join(lines)
+    listed = json.loads(json.dumps(plan.as_json()))["converted_files"]
+    assert [entry["tokens"] for entry in listed] == list(context.office_tokens.values()), listed
+
+
+@then("each file was converted once")
+def step_converted_once(context: Context) -> None:
+    counted: dict[str, Any] = context.office_conversions
+    assert counted == {".docx": 1, ".xlsx": 1}, counted

@@ -1,0 +1,74 @@
+Feature: An actor's answer streamed as it is written
+  As a developer showing a model's answer while it is written
+  I want `actor.stream(...)` to give me the text and tool calls as they arrive, then the same response `run` gives
+  So that streaming costs me nothing in what I know about the call: usage, cost, the ledger, errors
+
+  Background:
+    Given an emulated Anthropic API
+
+  Scenario Outline: A live stream comes in pieces through <api>, then the response run would give, at run's cost
+    Given a streaming actor on <api> in live mode
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
+    Then more than one piece of text came before the response, and the response came last
+    And the pieces of text joined are the response's text
+    And the same call made with run answers the same text with the same usage and cost
+    And the API streamed its answer <streams> times
+
+    Examples:
+      | api                       | streams |
+      | anthropic                 | 1       |
+      | openai responses          | 1       |
+      | openai chat_completions   | 1       |
+      | groq                      | 1       |
+      | gemini                    | 1       |
+      | mistral                   | 1       |
+      | azure_openai              | 1       |
+
+  Scenario Outline: A tool call streams its id and name first, then its arguments, through <api>
+    Given a streaming actor on <api> in live mode
+    When the actor's answer to "Record today's high tide" is streamed with the tool "record_tide" forced
+    Then the first tool-call piece names "record_tide" with the call's id
+    And the tool-call pieces' arguments joined are the JSON of the response's tool call input
+
+    Examples:
+      | api                     |
+      | anthropic               |
+      | openai responses        |
+      | openai chat_completions |
+      | gemini                  |
+      | mistral                 |
+
+  Scenario: In batch mode the stream is the finished answer, kept in the ledger and never paid twice
+    Given a streaming actor on anthropic in batch mode
+    When the actor's answer to "Is the harbour open?" is streamed with the key "harbour-1"
+    Then the stream was the response alone
+    When the actor's answer to "Is the harbour open?" is streamed with the key "harbour-1"
+    Then the stream was the response alone
+    And the API received these calls:
+      | call           | count |
+      | batches.create | 1     |
+
+  Scenario: A stream cut half-way is an error, never a short answer
+    Given a streaming actor on anthropic in live mode
+    And the API's streams are cut after their second piece of text
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
+    Then the stream gave 2 pieces of text and then failed with StreamInterruptedError
+    And the API streamed its answer 1 times
+
+  Scenario: A Responses stream that ends before response.completed is an error, never a short answer
+    Given a streaming actor on openai responses in live mode
+    And the API's streams are cut after their second piece of text
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
+    Then the stream gave 2 pieces of text and then failed with StreamInterruptedError
+
+  Scenario: A provider without a streaming API gives its answer as the one event, through the same live path
+    Given a streaming actor on a provider plugged in without a stream method
+    When the actor's answer to "Is the harbour open?" is streamed
+    Then the stream was the response alone
+    And the actor's middleware saw the streamed call
+
+  Scenario: Middleware sees a streamed live call, its request and its whole answer
+    Given a streaming actor on anthropic in live mode, with a middleware that notes each call
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
+    Then more than one piece of text came before the response, and the response came last
+    And the actor's middleware saw the streamed call
