@@ -2,8 +2,8 @@
 on disk, shared by every process of the host that opens the folder, registered through the `lowtide.ledgers` entry
 points as a third party's store would be. It imports nothing of lowtide but the public faces a store is written
 against: the kinds registry (`lowtide.ledger.kinds`), the role protocols (`lowtide.ledger.roles`), what every store
-inherits (`lowtide.ledger.defaults`), the agent journal's records (`lowtide.ledger.journal`), and, for the
-rows' logic, the in-memory tables it keeps on disk.
+inherits (`lowtide.ledger.defaults`), the agent journal's records (`lowtide.ledger.journal`), the webhooks'
+(`lowtide.ledger.webhook_records`), and, for the rows' logic, the in-memory tables it keeps on disk.
 
 How it keeps the guarantees: every read takes the folder's lock shared, every change takes it exclusively (`flock`
 on `PATH/lock`, so across processes; a thread lock within one), reads the tables again only when another process
@@ -47,6 +47,7 @@ from lowtide.ledger.records import (
 )
 from lowtide.ledger.runs import ItemOutcome, ItemRow, ItemsApart, LiveAnswer, NewItem, RunRecord
 from lowtide.ledger.scan_views import ScanViews
+from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
 T = TypeVar("T")
 
@@ -204,6 +205,14 @@ class FolderLedger(StoreDefaults):
     def record_refused(self, batch_id: str, *, note: str, now: float) -> None:
         with self.writing() as ledger:
             return ledger.record_refused(batch_id, note=note, now=now)
+
+    def record_webhook(self, delivery: WebhookDelivery) -> Receipt:
+        with self.writing() as ledger:
+            return ledger.record_webhook(delivery)
+
+    def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
+        with self.reading() as ledger:
+            return ledger.webhook_seen(provider, provider_batch_id)
 
     def record_status(
         self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None

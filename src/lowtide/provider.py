@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from lowtide.batching.backend import BatchBackend, BatchCodec
     from lowtide.messages.wire import Wire
     from lowtide.streaming import StreamEvent
+    from lowtide.webhooks.events import WebhookVerifier
 
 __all__ = ["Outcome", "Provider", "ProviderOptions"]
 
@@ -161,6 +162,12 @@ class Provider(ABC):
         """The APIs `lowtide serve` speaks for an actor of this provider, each on its own path (the Messages API for
         Anthropic; Chat Completions and Responses for OpenAI). None by default: such an actor cannot be served."""
         return ()
+
+    def webhook_verifier(self) -> WebhookVerifier | None:
+        """How this provider's webhooks about its batches are verified and read (`lowtide webhooks`, `lowtide serve
+        --webhooks`), if it sends any: its own signatures, secret and event shapes. None by default. A provider that
+        sends them but whose secret is not configured raises `ConfigurationError` saying what to set."""
+        return None
 
     async def aclose(self) -> None:
         """Release connections the provider opened itself."""

@@ -1,14 +1,17 @@
-"""Waiting for a batch to end: a status check every `poll_interval` seconds, up to `max_wait`, then the timeout
-policy. Any provider's batches, through its `BatchBackend`; time through the injected clock."""
+"""Waiting for a batch to end: a status check every `poll_interval` seconds (`webhook_poll_interval` where webhooks
+wake the wait), up to `max_wait`, then the timeout policy. Any provider's batches, through its `BatchBackend`; time
+through the injected clock."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
 from lowtide.batching.backend import BatchBackend, BatchLimits, Phase, RemoteBatch
+from lowtide.batching.wakeups import sleep_or_woken
 from lowtide.config.settings import BatchSettings, TimeoutPolicy
 from lowtide.core.cancelling import cancel_requests, stop_if_cancelled
 from lowtide.core.clock import Clock
@@ -30,13 +33,16 @@ async def wait_until_ended(
     clock: Clock,
     started_at: float | None = None,
     on_status: Callable[[RemoteBatch], Awaitable[None] | None] | None = None,
+    wakes: Sequence[asyncio.Event] = (),
 ) -> RemoteBatch:
     """Poll until the batch ends and return it; past `max_wait`, cancel it or leave it (`on_timeout`) and raise
     `BatchTimeoutError`.
 
     A batch record in hand counts as the first look (one call fewer). The last sleep is shortened so that the final
     look happens exactly at `max_wait`. `started_at` (clock time) lets a caller that parked the batch count the wait
-    from its submission. `on_status` sees every look (awaited, when it gives an awaitable: a ledger write).
+    from its submission. `on_status` sees every look (awaited, when it gives an awaitable: a ledger write). Any of
+    `wakes` set (a webhook said the batch ended) ends the sleep at once: the next look is made then. With
+    `webhook_poll_interval` set, the looks between are that far apart.
     """
     start = clock.now() if started_at is None else started_at
     max_wait = max_wait_of(settings, backend.codec.limits)
@@ -55,8 +61,13 @@ async def wait_until_ended(
                 await recorded
         return seen
 
+    interval = settings.poll_interval if settings.webhook_poll_interval is None else settings.webhook_poll_interval
+
     def remaining(_: RetryCallState) -> float:
-        return max(0.0, min(settings.poll_interval, deadline - clock.now()))
+        return max(0.0, min(interval, deadline - clock.now()))
+
+    async def sleep(seconds: float) -> None:
+        await sleep_or_woken(asyncio.ensure_future(clock.sleep(seconds)), wakes)
 
     def out_of_time(_: RetryCallState) -> bool:
         return clock.now() >= deadline
@@ -66,7 +77,7 @@ async def wait_until_ended(
         return state.outcome.result()
 
     polling: AsyncRetrying = AsyncRetrying(
-        sleep=clock.sleep,
+        sleep=sleep if wakes else clock.sleep,
         wait=remaining,
         stop=out_of_time,
         retry=retry_if_result(lambda seen: seen.phase is not Phase.ENDED),

@@ -12,6 +12,10 @@ from lowtide.cli.params import PORT, SECONDS, json_option, ledger_option
 
 __all__ = ["COMMANDS"]
 
+_ACCESS_LOG = click.option(
+    "--access-log", is_flag=True, help="Log a line per request: method, path, status, duration (never keys or bodies)."
+)
+
 
 @click.command(
     short_help="Serve the Messages or OpenAI APIs, answered through batches.",
@@ -68,10 +72,14 @@ Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API
     show_default=True,
     help="Refuse (408) a request whose body goes this many seconds without a byte arriving.",
 )
-@ledger_option
 @click.option(
-    "--access-log", is_flag=True, help="Log a line per request: method, path, status, duration (never keys or bodies)."
+    "--webhooks",
+    is_flag=True,
+    help="Also receive the provider's batch webhooks on POST /webhooks/<provider> (OpenAI: its secret in"
+    " $OPENAI_WEBHOOK_SECRET): a batch's answers are collected as soon as it ends.",
 )
+@ledger_option
+@_ACCESS_LOG
 @json_option
 def serve(
     actor_file: Path,
@@ -83,6 +91,7 @@ def serve(
     max_body_bytes: int | None,
     idempotency_ttl: float,
     body_timeout: float,
+    webhooks: bool,
     ledger: str | None,
     access_log: bool,
     json_output: bool,
@@ -123,6 +132,7 @@ def serve(
         max_body_bytes=max_body_bytes,
         idempotency_ttl=idempotency_ttl,
         body_timeout=body_timeout,
+        webhooks=webhooks,
     )
     return run_app(
         app,
@@ -135,4 +145,65 @@ def serve(
     )
 
 
-COMMANDS = [serve]
+@click.command(
+    short_help="Receive the provider's batch webhooks: answers collected as soon as a batch ends.",
+    epilog="""\b
+Examples:
+  OPENAI_WEBHOOK_SECRET=whsec_... lowtide webhooks --actor actor.yaml --port 8788
+Then point the provider's webhook endpoint at https://<this host>/webhooks/openai (through a proxy that ends TLS),
+and set the actor's batch.webhook_poll_interval (say 900): its pollers check slowly and wake on each webhook.""",
+)
+@click.option(
+    "--actor",
+    "actor_file",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The actor's YAML or TOML file: its provider verifies the webhooks, its ledger records them.",
+)
+@click.option("--name", help="Which actor, when the file holds several.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
+@click.option("--port", type=PORT, default=8788, show_default=True, help="The port to listen on; 0 picks a free one.")
+@click.option(
+    "--tolerance",
+    type=SECONDS,
+    default=300.0,
+    show_default=True,
+    help="Refuse (401) a webhook signed this many seconds or more before (or after) now.",
+)
+@ledger_option
+@_ACCESS_LOG
+@json_option
+def webhooks(
+    actor_file: Path,
+    name: str | None,
+    host: str,
+    port: int,
+    tolerance: float,
+    ledger: str | None,
+    access_log: bool,
+    json_output: bool,
+) -> int:
+    """Receive the actor's provider's batch webhooks (OpenAI: batch.completed, batch.failed, batch.expired,
+    batch.cancelled) on POST /webhooks/<provider>, for a host that only collects. Each is verified as the provider
+    specifies (OpenAI: by its SDK, with the secret in $OPENAI_WEBHOOK_SECRET), recorded once in the actor's ledger by
+    its event id, and its batch collected at once: the process polling it (here, or on any host of a PostgreSQL
+    ledger) is woken, or, when none does, it is collected here.
+
+    An unsigned, wrongly signed or stale webhook is refused with 401, a replayed one or one over 64 KiB with 400; it is
+    logged without its body and changes nothing. An event delivered again is acknowledged and nothing is done twice.
+    """
+    from starlette.applications import Starlette
+
+    from lowtide.actor import Actor
+    from lowtide.errors import ConfigurationError
+    from lowtide.http.server import run_app
+    from lowtide.webhooks.receiver import webhook_route
+
+    if not tolerance > 0:
+        raise ConfigurationError("--tolerance must be more than 0 seconds.", field="tolerance")
+    actor = Actor.from_file(actor_file, name, ledger=ledger)
+    app = Starlette(routes=[webhook_route(actor, tolerance=tolerance)])
+    return run_app(app, "lowtide webhooks", host=host, port=port, access_log=access_log, json_line=json_output)
+
+
+COMMANDS = [serve, webhooks]

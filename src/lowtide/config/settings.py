@@ -116,6 +116,13 @@ class BatchSettings(SettingsModel):
     watch_interval: float = Field(
         default=1.0, gt=0, description="Seconds between ledger checks while another process does the work."
     )
+    webhook_poll_interval: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds between two status checks when the provider's webhooks reach a lowtide receiver "
+        "(`lowtide webhooks`, `lowtide serve --webhooks`), which wakes the poll at once: a slow check underneath, so "
+        "that a lost webhook costs only time. Unset: no webhooks are expected, every `poll_interval`.",
+    )
     keep_uploads: bool = Field(
         default=False,
         description="Keep what a create uploaded (OpenAI's input file) once the answers are stored, or the create "

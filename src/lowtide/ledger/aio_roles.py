@@ -23,8 +23,9 @@ from lowtide.ledger.records import (
 )
 from lowtide.ledger.roles import BatchNotices
 from lowtide.ledger.run_ledger import AsyncRunLedger
+from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
-__all__ = ["AsyncBatches", "AsyncClaims", "AsyncReconciles", "AsyncResults", "AsyncRuns"]
+__all__ = ["AsyncBatches", "AsyncClaims", "AsyncReconciles", "AsyncResults", "AsyncRuns", "AsyncWebhooks"]
 
 
 class AsyncClaims(Protocol):
@@ -137,3 +138,11 @@ class AsyncRuns(Protocol):
 
     @property
     def run_store(self) -> AsyncRunLedger: ...
+
+
+class AsyncWebhooks(Protocol):
+    """`Webhooks`, awaited: the same methods, called from the event loop (a receiver, a poller as it starts)."""
+
+    async def record_webhook(self, delivery: WebhookDelivery) -> Receipt: ...
+
+    async def webhook_seen(self, provider: str, provider_batch_id: str) -> bool: ...

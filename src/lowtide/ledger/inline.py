@@ -26,6 +26,7 @@ from lowtide.ledger.records import (
     RequestRecord,
 )
 from lowtide.ledger.run_ledger import RunLedger
+from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
 if TYPE_CHECKING:
     from lowtide.ledger.runs import ItemOutcome, LiveAnswer
@@ -116,6 +117,12 @@ class InlineAsyncLedger:
 
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         return self.sync.traces_of(keys)
+
+    async def record_webhook(self, delivery: WebhookDelivery) -> Receipt:
+        return self.sync.record_webhook(delivery)
+
+    async def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
+        return self.sync.webhook_seen(provider, provider_batch_id)
 
     async def record_intent(self, intent: BatchIntent) -> list[str]:
         return self.sync.record_intent(intent)

@@ -28,6 +28,7 @@ from lowtide.ledger.records import (
     RequestState,
 )
 from lowtide.ledger.run_ledger import RunLedger
+from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
 if TYPE_CHECKING:
     from lowtide.ledger.journal import AgentJournal
@@ -46,6 +47,7 @@ __all__ = [
     "Results",
     "Runs",
     "Views",
+    "Webhooks",
 ]
 
 
@@ -302,6 +304,21 @@ class Journals(Protocol):
     @property
     def agent_journal(self) -> AgentJournal:
         """The agent runs kept in this store."""
+        ...
+
+
+class Webhooks(Protocol):
+    """The providers' webhook events received, each kept once by its id (`webhook_records`)."""
+
+    def record_webhook(self, delivery: WebhookDelivery) -> Receipt:
+        """Record `delivery` unless its event was recorded before, in one transaction: what its arrival was. A new
+        event about one of this ledger's batches (`delivery.batch_id`) is announced with the ledger's notices, under
+        `webhook_records.webhook_notice`'s name, where the store has notices."""
+        ...
+
+    def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
+        """Whether an event about the API's batch `provider_batch_id` was recorded (one may come before the batch's
+        create has recorded its id)."""
         ...
 
 

@@ -68,11 +68,13 @@ def build_app(
     max_body_bytes: int | None = None,
     idempotency_ttl: float = IDEMPOTENCY_TTL,
     body_timeout: float = BODY_TIMEOUT,
+    webhooks: bool = False,
 ) -> Starlette:
     """The ASGI app answering each wire's path (by default every wire the actor's batch provider serves) through
     `actor` in batch mode, for clients holding one of `client_keys`, asking for the actor's model or one of
     `allow_models`, in bodies of at most `max_body_bytes` (default: each API's own limit), an `Idempotency-Key` naming
-    one request for `idempotency_ttl` seconds; a body that goes `body_timeout` seconds without a byte is refused."""
+    one request for `idempotency_ttl` seconds; a body that goes `body_timeout` seconds without a byte is refused. With
+    `webhooks`, the provider's batch webhooks are received too (`lowtide.webhooks.receiver`), on their own path."""
     if max_body_bytes is not None and max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be 1 or more, not {max_body_bytes}")
     if not idempotency_ttl > 0:
@@ -84,6 +86,10 @@ def build_app(
     models = tuple(dict.fromkeys([actor.configuration.model, *(name for name in allow_models if name)]))
     settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl, body_timeout)
     routes = [Route(wire.path, _AnyMethod(_answerer(settings, wire))) for wire in served]
+    if webhooks:
+        from lowtide.webhooks.receiver import webhook_route
+
+        routes.append(webhook_route(actor))
     paths = ", ".join(f"POST {wire.path}" for wire in served)
 
     async def not_found(request: Request) -> Response:

@@ -17,6 +17,7 @@ from lowtide.batching.outcomes import custom_id_of, outcome_of, raw_text, unread
 from lowtide.batching.policy import result_row
 from lowtide.batching.polling import wait_until_ended
 from lowtide.batching.records import error_to_json
+from lowtide.batching.wakeups import webhook_wakes
 from lowtide.errors import (
     ActorError,
     BatchRequestError,
@@ -116,13 +117,15 @@ class Collection(LateWaiters):
             # Read while the batch runs, not after it ends: the answers are waited for from then on.
             members, attempts = await self.ledger.members_and_attempts(batch_id)
             with _batch_span(batch_id, self.backend.codec, len(members)):
-                ended = await wait_until_ended(
-                    self.backend,
-                    remote or record.provider_batch_id,
-                    settings=self.settings,
-                    clock=self._clock,
-                    on_status=self._status_recorder(batch_id),
-                )
+                async with webhook_wakes(self.ledger, record, self.settings, self._clock) as wakes:
+                    ended = await wait_until_ended(
+                        self.backend,
+                        remote or record.provider_batch_id,
+                        settings=self.settings,
+                        clock=self._clock,
+                        on_status=self._status_recorder(batch_id),
+                        wakes=wakes,
+                    )
                 collecting = True
                 await self._collect(
                     batch_id,

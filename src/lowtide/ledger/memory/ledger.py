@@ -29,6 +29,7 @@ from lowtide.ledger.memory.journal import MemoryJournal
 from lowtide.ledger.memory.runs import MemoryRunStore
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
 from lowtide.ledger.memory.unkeyed import adopt_unkeyed, unkeyed_keys
+from lowtide.ledger.memory.webhooks import MemoryWebhooks
 from lowtide.ledger.records import (
     ADOPTED,
     DISOWNED,
@@ -54,12 +55,13 @@ _ADOPTABLE = (BatchState.WAITING, BatchState.ENDED)
 """Where an adopted batch stands until its results are stored (a `disown` is possible until then)."""
 
 
-class MemoryLedger(MemoryBatches, StoreDefaults):
+class MemoryLedger(MemoryBatches, MemoryWebhooks, StoreDefaults):
     """A ledger in this process's memory; safe to share between threads (one lock), never between processes."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
         """Held for every read and change, by the run store and the quota store too."""
+        MemoryWebhooks.__init__(self)
         self.tables = MemoryTables()
         self._quota_store = MemoryQuotaStore(self.lock)
         self._run_store = MemoryRunStore(self.lock, self.tables)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from functools import partial
@@ -18,7 +19,7 @@ from typing import TypeVar
 from lowtide.errors import LedgerError
 from lowtide.ledger.defaults import AsyncStoreDefaults
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices
-from lowtide.ledger.postgres import batches, claims, results, unkeyed
+from lowtide.ledger.postgres import batches, claims, results, unkeyed, webhooks
 from lowtide.ledger.postgres.notices import Heartbeat, end_leases
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.runs import AsyncPostgresRunStore
@@ -45,6 +46,7 @@ from lowtide.ledger.records import (
     PendingRequest,
     RequestRecord,
 )
+from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
 __all__ = ["AsyncPostgresLedger"]
 
@@ -272,6 +274,16 @@ class AsyncPostgresLedger(AsyncStoreDefaults):
 
     async def release_batch(self, batch_id: str, *, owner: str) -> None:
         await self._run("release a batch's lease", partial(batches.release_batch, batch_id, owner=owner))
+
+    # webhooks
+
+    async def record_webhook(self, delivery: WebhookDelivery) -> Receipt:
+        make = partial(webhooks.record_webhook, delivery, uuid.uuid4().hex)
+        return await self._run("record a webhook", make)
+
+    async def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
+        seen = partial(webhooks.webhook_seen, provider, provider_batch_id)
+        return await self._run("read the webhooks", seen, transaction=False)
 
     async def batch(self, batch_id: str) -> BatchRecord | None:
         return await self._run("read a batch", partial(batches.batch, batch_id), transaction=False)

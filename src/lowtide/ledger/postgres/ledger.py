@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import uuid
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
@@ -35,7 +36,7 @@ from typing import Any
 
 from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.postgres import batches, claims, copying, results, unkeyed
+from lowtide.ledger.postgres import batches, claims, copying, results, unkeyed, webhooks
 from lowtide.ledger.postgres.aio import AsyncPostgresLedger
 from lowtide.ledger.postgres.journal import PostgresJournal
 from lowtide.ledger.postgres.notices import Heartbeat, Listener
@@ -61,6 +62,7 @@ from lowtide.ledger.records import (
     RequestRecord,
     RequestState,
 )
+from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
 __all__ = ["PostgresLedger"]
 
@@ -147,6 +149,16 @@ class PostgresLedger(StoreDefaults):
             if self._listener is None:
                 self._listener = Listener(self.url, NOTICE_CHANNEL)
             return self._listener
+
+    # webhooks
+
+    def record_webhook(self, delivery: WebhookDelivery) -> Receipt:
+        make = partial(webhooks.record_webhook, delivery, uuid.uuid4().hex)
+        return run(self._pool, "record a webhook", make)
+
+    def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
+        seen = partial(webhooks.webhook_seen, provider, provider_batch_id)
+        return run(self._pool, "read the webhooks", seen, transaction=False)
 
     # requests
 

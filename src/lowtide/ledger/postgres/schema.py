@@ -514,6 +514,22 @@ MIGRATIONS: tuple[LiteralString, ...] = (
         PRIMARY KEY (run_id, position)
     );
     """,
+    # 13: the providers' webhook events received, as the SQLite ledger's schema 13 has them, each row marked by the
+    # operation that wrote it (`recorded_by`): made again after a commit whose answer was lost, it knows its own row.
+    """
+    CREATE TABLE webhook_events (
+        provider          TEXT COLLATE "C" NOT NULL,
+        event_id          TEXT COLLATE "C" NOT NULL,
+        delivery          TEXT COLLATE "C" NOT NULL,
+        provider_batch_id TEXT COLLATE "C" NOT NULL,
+        kind              TEXT COLLATE "C" NOT NULL,
+        batch_id          TEXT COLLATE "C",
+        received_at       DOUBLE PRECISION NOT NULL,
+        recorded_by       TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (provider, event_id)
+    );
+    CREATE INDEX webhook_events_batch ON webhook_events (provider, provider_batch_id);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

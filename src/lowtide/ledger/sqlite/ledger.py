@@ -24,11 +24,12 @@ from lowtide.ledger.sqlite.runs import RunStore
 from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, add_totals, statements
 from lowtide.ledger.sqlite.unkeyed import adopt_unkeyed, holds_unkeyed
 from lowtide.ledger.sqlite.views import SqliteViews
+from lowtide.ledger.sqlite.webhooks import WebhookRows
 
 __all__ = ["Ledger"]
 
 
-class Ledger(BatchRows, StoreDefaults):
+class Ledger(BatchRows, WebhookRows, StoreDefaults):
     """One SQLite ledger file; safe to share between processes, and between threads of one process."""
 
     @property

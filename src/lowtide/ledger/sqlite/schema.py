@@ -350,6 +350,22 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, position)
     ) WITHOUT ROWID;
     """,
+    # 13: the providers' webhook events received, each once by its id (`ledger.webhook_records`): a replay is known
+    # by its delivery (the moment it was signed), a webhook that came before its batch's create was recorded by the
+    # API's batch id.
+    """
+    CREATE TABLE webhook_events (
+        provider          TEXT NOT NULL,
+        event_id          TEXT NOT NULL,
+        delivery          TEXT NOT NULL,
+        provider_batch_id TEXT NOT NULL,
+        kind              TEXT NOT NULL,
+        batch_id          TEXT,
+        received_at       REAL NOT NULL,
+        PRIMARY KEY (provider, event_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX webhook_events_batch ON webhook_events (provider, provider_batch_id);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,7 +9,7 @@ batch per endpoint and model, outside the ledger: no key, nothing recorded, and 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from lowtide.batching.backend import BatchCodec
 from lowtide.batching.oneshot import OneBatchCalls
@@ -23,6 +23,10 @@ from lowtide.providers.openai.checks import MAX_REQUEST_BYTES, Checks
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.types import ActorRequest
+
+if TYPE_CHECKING:
+    from lowtide.providers.openai.webhooks import OpenAIWebhooks
+    from lowtide.webhooks.events import WebhookVerifier
 
 __all__ = ["OpenAIBatchProvider"]
 
@@ -54,11 +58,21 @@ class OpenAIBatchProvider(OneBatchCalls[OpenAIBatchBackend], Provider):
             where="OpenAI" if configured >= MAX_REQUEST_BYTES else "a batch (batch.max_batch_bytes)",
         )
         self.backend = OpenAIBatchBackend(client, owns_client=owns_client, clock=options.clock, settings=options.batch)
+        self._client = client
+        self._webhooks: OpenAIWebhooks | None = None
 
     def serving_wires(self) -> Sequence[Wire]:
         from lowtide.providers.openai.serving import ChatCompletionsWire, ResponsesWire
 
         return (ChatCompletionsWire(), ResponsesWire())
+
+    def webhook_verifier(self) -> WebhookVerifier:
+        """OpenAI's batch webhooks, verified by the SDK with `$OPENAI_WEBHOOK_SECRET` (`webhooks.py`)."""
+        if self._webhooks is None:
+            from lowtide.providers.openai.webhooks import OpenAIWebhooks
+
+            self._webhooks = OpenAIWebhooks(self._client)
+        return self._webhooks
 
     async def preflight(self, request: ActorRequest) -> None:
         await self._checks.preflight(request)

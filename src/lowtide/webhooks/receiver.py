@@ -1,0 +1,139 @@
+"""The webhook endpoint (`POST /webhooks/<provider>`, in `lowtide serve --webhooks` and `lowtide webhooks`): a body
+of at most `max_body_bytes`, verified by the actor's provider (`Provider.webhook_verifier`), recorded once in the
+ledger by its event id, and the batch's collection started at once: its poller woken in this process (`WAKEUPS`) and
+on every host of the ledger (the store's notices), or, where no live process polls it, collected here. A refused
+webhook (unsigned, wrongly signed, stale, replayed, too large) is answered 401 or 400 and logged without its body;
+nothing is recorded or changed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from lowtide.actor import Actor
+from lowtide.batching.engine.batch_engine import BatchEngine
+from lowtide.batching.keys import owner_alive, owner_id
+from lowtide.batching.wakeups import WAKEUPS
+from lowtide.config.settings import BatchSettings, TimeoutPolicy
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.errors import ConfigurationError
+from lowtide.ledger.inline import async_ledger
+from lowtide.ledger.records import BatchRecord
+from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
+from lowtide.messages.wire import Refusal
+from lowtide.serve.body import read_body
+from lowtide.webhooks.events import DEFAULT_TOLERANCE, BatchEvent, WebhookRefused, WebhookVerifier
+
+__all__ = ["MAX_WEBHOOK_BYTES", "webhook_path", "webhook_route"]
+
+MAX_WEBHOOK_BYTES = 65_536
+"""The largest webhook body taken: a batch's event is well under a kilobyte."""
+
+_log = logging.getLogger("lowtide.webhooks")
+
+
+def webhook_path(actor: Actor) -> str:
+    """Where the webhooks of `actor`'s provider are received."""
+    return f"/webhooks/{actor.provider(BatchProcessingMode.BATCH).name}"
+
+
+def webhook_route(
+    actor: Actor, *, max_body_bytes: int = MAX_WEBHOOK_BYTES, tolerance: float = DEFAULT_TOLERANCE
+) -> Route:
+    """The route receiving the webhooks of `actor`'s batch provider for the actor's ledger. `ConfigurationError` when
+    the provider sends none lowtide reads, or its secret is not set."""
+    provider = actor.provider(BatchProcessingMode.BATCH)
+    verifier = provider.webhook_verifier()
+    if verifier is None:
+        raise ConfigurationError(
+            f"The provider {provider.name!r} of the actor {actor.name!r} sends no webhooks lowtide can receive.",
+            field="provider",
+        )
+    return Route(webhook_path(actor), _Receiver(actor, provider.name, verifier, max_body_bytes, tolerance).receive,
+                 methods=["POST"])  # fmt: skip
+
+
+class _Receiver:
+    def __init__(
+        self, actor: Actor, provider: str, verifier: WebhookVerifier, max_body_bytes: int, tolerance: float
+    ) -> None:
+        self._actor = actor
+        self._provider = provider
+        self._verifier = verifier
+        self._limit = max_body_bytes
+        self._tolerance = tolerance
+        self._collecting: dict[str, asyncio.Task[None]] = {}
+        """The collections this receiver started, by batch (one at a time each; kept until done)."""
+
+    async def receive(self, request: Request) -> Response:
+        client = request.client.host if request.client else "?"
+        try:
+            body = await read_body(request, self._limit)
+            event = self._verifier.verify(body, request.headers, tolerance=self._tolerance)
+        except Refusal as refusal:
+            return _refused(client, refusal.status, refusal.message)
+        except WebhookRefused as refused:
+            return _refused(client, refused.status, refused.reason)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if event is None:
+            return JSONResponse({"received": "ignored: not a batch's end"})
+        return await self._received(client, event)
+
+    async def _received(self, client: str, event: BatchEvent) -> Response:
+        ledger = async_ledger(self._actor.ledger)
+        batch = await ledger.batch(event.provider_batch_id)
+        if batch is not None and batch.provider != self._provider:
+            batch = None
+        delivery = WebhookDelivery(
+            self._provider, event.event_id, event.delivery, event.provider_batch_id, event.kind,
+            batch.id if batch is not None else None, self._actor.clock.now(),
+        )  # fmt: skip
+        receipt = await ledger.record_webhook(delivery)
+        if receipt is Receipt.REPLAYED:
+            return _refused(client, 400, f"event {event.event_id} replayed (received before in this very delivery)")
+        if receipt is Receipt.REDELIVERED:
+            return JSONResponse({"received": "again: acted on when first received"})
+        if batch is None:
+            _log.info("Webhook %s (%s) about %s: not a batch of this ledger's; recorded, nothing else done.",
+                      event.event_id, event.kind, event.provider_batch_id)  # fmt: skip
+            return JSONResponse({"received": "not a batch of this ledger"})
+        _log.info("Webhook %s: %s %s (%s): collecting it now.", event.event_id, event.kind, batch.provider_batch_id,
+                  batch.id)  # fmt: skip
+        if WAKEUPS.wake(batch.id) == 0:
+            self._collect_unless_polled(batch)
+        return JSONResponse({"received": "collecting"})
+
+    def _collect_unless_polled(self, batch: BatchRecord) -> None:
+        """Collect `batch` here when no live process polls it (its poller elsewhere is woken by the ledger's notice)."""
+        if not batch.state.outstanding or batch.id in self._collecting:
+            return
+        if owner_alive(batch.owner, batch.owner_until, self._actor.clock.now()):
+            return
+        task = asyncio.ensure_future(self._collect(batch))
+        self._collecting[batch.id] = task
+        task.add_done_callback(lambda _: self._collecting.pop(batch.id, None))
+
+    async def _collect(self, batch: BatchRecord) -> None:
+        """Collect `batch` once, through the actor's own batch backend (its client, key and address), as `lowtide
+        collect` would: looked at once, never waited on (a webhook may come before the API's status says so: the
+        next webhook, the slow poll or `lowtide collect` looks again)."""
+        actor = self._actor
+        settings = BatchSettings(max_wait=1e-9, on_timeout=TimeoutPolicy.LEAVE)
+        engine = BatchEngine(actor.batch_backend("webhooks"), actor.ledger, endpoint=batch.endpoint,
+                             settings=settings, clock=actor.clock, owner=owner_id())  # fmt: skip
+        try:
+            failures = await engine.collect_once([batch])
+        finally:
+            await engine.aclose()
+        for failure in failures:  # the slow poll, the next webhook or `lowtide collect` tries again
+            _log.warning("Could not collect batch %s on its webhook: %s: %s", batch.id, type(failure).__name__, failure)
+
+
+def _refused(client: str, status: int, reason: str) -> JSONResponse:
+    _log.warning("Refused a webhook from %s (%d): %s", client, status, reason)
+    return JSONResponse({"error": reason}, status_code=status)
