@@ -3,11 +3,14 @@ through the dashboard's own web application, in process, at the scenario's clock
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, Protocol
 
 from _support import world
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from step_context import Context, then, when
+
+from lowtide.dashboard.data import money
 
 
 class TracedContext(Context, Protocol):
@@ -49,8 +52,10 @@ def step_agent_list(
     runs = {run["run_id"]: run for run in _page(context)["runs"]}
     assert (runs[first]["state"], runs[second]["state"]) == (first_state, second_state), runs
     assert str(runs[second]["question"]).startswith(question), runs[second]
-    # Its cost as a person reads it; how long it has stood parked (a run that has ended has no such figure).
-    assert runs[first]["cost"] == f"${float(runs[first]['cost_usd']):.4f}" != "$0.0000", runs[first]
+    # Its cost as a person reads it, as the dashboard shows every cost (two significant digits under $1: "$0.000087",
+    # never "$0.0001" for every small run); how long it has stood parked (a run that has ended has no such figure).
+    assert runs[first]["cost"] == money(Decimal(runs[first]["cost_usd"])), runs[first]
+    assert runs[first]["cost"] != "$0.0000", runs[first]
     assert runs[first]["for_seconds"] >= 0, runs[first]
 
 
