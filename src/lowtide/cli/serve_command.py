@@ -4,6 +4,7 @@ socket, answered through the actor's batch mode."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -17,6 +18,36 @@ _ACCESS_LOG = click.option(
 )
 
 
+def _listening(actor_help: str, port: int) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """The options both servers take: the actor (its file and name) and where to listen."""
+
+    def decorate(command: Callable[..., int]) -> Callable[..., int]:
+        for option in reversed(
+            (
+                click.option(
+                    "--actor",
+                    "actor_file",
+                    required=True,
+                    type=click.Path(path_type=Path, dir_okay=False),
+                    help=actor_help,
+                ),
+                click.option("--name", help="Which actor, when the file holds several."),
+                click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on."),
+                click.option(
+                    "--port",
+                    type=PORT,
+                    default=port,
+                    show_default=True,
+                    help="The port to listen on; 0 picks a free one.",
+                ),
+            )
+        ):
+            command = option(command)
+        return command
+
+    return decorate
+
+
 @click.command(
     short_help="Serve the Messages or OpenAI APIs, answered through batches.",
     epilog="""\b
@@ -26,16 +57,7 @@ Examples:
 Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=local-secret
 (an OpenAI actor: OPENAI_BASE_URL=http://127.0.0.1:8787/v1 OPENAI_API_KEY=local-secret)""",
 )
-@click.option(
-    "--actor",
-    "actor_file",
-    required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="The actor's YAML or TOML file; its api_key_env names the upstream key.",
-)
-@click.option("--name", help="Which actor, when the file holds several.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
-@click.option("--port", type=PORT, default=8787, show_default=True, help="The port to listen on; 0 picks a free one.")
+@_listening("The actor's YAML or TOML file; its api_key_env names the upstream key.", 8787)
 @click.option(
     "--client-key",
     "client_keys",
@@ -153,16 +175,7 @@ Examples:
 Then point the provider's webhook endpoint at https://<this host>/webhooks/openai (through a proxy that ends TLS),
 and set the actor's batch.webhook_poll_interval (say 900): its pollers check slowly and wake on each webhook.""",
 )
-@click.option(
-    "--actor",
-    "actor_file",
-    required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="The actor's YAML or TOML file: its provider verifies the webhooks, its ledger records them.",
-)
-@click.option("--name", help="Which actor, when the file holds several.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
-@click.option("--port", type=PORT, default=8788, show_default=True, help="The port to listen on; 0 picks a free one.")
+@_listening("The actor's YAML or TOML file: its provider verifies the webhooks, its ledger records them.", 8788)
 @click.option(
     "--tolerance",
     type=SECONDS,
