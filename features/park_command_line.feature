@@ -60,8 +60,9 @@ Feature: Collecting and cancelling parked batches from the command line
       | key           | state            | batch | attempts |
       | plan-issue-42 | waiting-on-batch | yes   | 1        |
 
-  Scenario: An actor closed between two calls builds its client anew for the next one
+  Scenario: An actor closed between two calls refuses the next one (issue 60: it used to build its client anew)
     When the actor is asked "Chart the harbour" with the key "one"
-    And the actor is closed
+    Then the answer is the emulated reply to "Chart the harbour"
+    When the actor is closed
     And the actor is asked "Chart the estuary" with the key "two"
-    Then the answer is the emulated reply to "Chart the estuary"
+    Then the call fails with ActorClosedError

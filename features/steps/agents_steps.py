@@ -474,8 +474,10 @@ def step_lowtide_in_process(context: Context, command: str) -> None:
 @when("`lowtide agents {command}` runs in this process, exiting {code:d}")
 def step_lowtide_in_process_exiting(context: Context, command: str, code: int) -> None:
     """A command no kill interrupts, in this process: it knows only what the ledger holds, as a new process would; the
-    example agents' actors it built from the environment are forgotten after it, as that process's would be."""
+    example agents' actors it built from the environment are forgotten after it, as that process's would be. The
+    example agents are importable, as PYTHONPATH (`the example agents reach ...`) makes them for a new process."""
     w = world(context)
+    plugins_importable()
     run_cli(w, f"lowtide agents {command}", ledger=Path(os.environ["LOWTIDE_LEDGER"]))
     examples = sys.modules.get("lowtide_agent_examples")
     if examples is not None:

@@ -219,6 +219,6 @@ def step_schema_counting_all(context: Context, version: int) -> None:
     context.views_store = reopened(context, store)
 
 
-_LATER_TABLES = "DROP TABLE agent_journal; DROP TABLE agent_runs;"
-"""The tables schema 12 made (durable agents): a ledger taken back to an earlier schema has none of them, as the
-ledger an older lowtide wrote has none."""
+_LATER_TABLES = "DROP TABLE agent_journal; DROP TABLE agent_runs; DROP TABLE webhook_events;"
+"""The tables schemas 12 (durable agents) and 13 (webhooks received) made: a ledger taken back to an earlier schema has
+none of them, as the ledger an older lowtide wrote has none."""
