@@ -91,7 +91,7 @@ README_EXAMPLES = "features/integrations/readme_examples.feature"
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
 # Every provider's SDK: the test sessions run each provider's actors against the emulator.
 PROVIDERS = "gemini,bedrock,mistral,groq,together"
-# The office-file converter (markitdown), where jobs send Word, Excel and PowerPoint files: behave, robot, quick.
+# The office-file converter (markitdown): every session whose scenarios send Word, Excel or PowerPoint files.
 DOCUMENTS = "documents"
 PYTHON_PATHS = [p for p in ("src", "features", "robot", "benchmarks", "noxfile.py") if Path(p).exists()]
 
@@ -289,7 +289,7 @@ def postgres(session: nox.Session) -> None:
     PostgreSQL database, and Robot tests (tag `postgres`, not `long`: the progress-timed soak's three hosts run a few
     rounds here, 200 in the `soak` session), with `lowtide[postgres]`: the three side by side, each on a throwaway
     cluster it starts and removes. posargs: the feature files (default: every feature naming the part's tag)."""
-    session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
+    session.install("-e", f".[otel,postgres,{DOCUMENTS},{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     _measure(session)
     # The three parts run side by side, each with a cluster of its own (a free port each): one after another, the
@@ -385,7 +385,7 @@ def soak(session: nox.Session) -> None:
     PostgreSQL ledger, on a throwaway cluster, so the PostgreSQL server must be installed). ROUNDS, PROVIDER_ROUNDS
     (random_kill_soak.robot's OpenAI and Gemini tests, one round in the `robot` session), SEED: posargs override;
     `-- --test "*PostgreSQL*"` runs one test."""
-    session.install("-e", f".[otel,postgres,{PROVIDERS}]", *TEST_DEPS)
+    session.install("-e", f".[otel,postgres,{DOCUMENTS},{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
         "robot", "--outputdir", "build/soak", "--consolewidth", "100",
