@@ -93,5 +93,6 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
       | given                                      | named                                                  |
       | deps a journal cannot store                | deps is a lowtide_durable_forecast.Harbour             |
       | a deps_factory no other process can import | _refused_options.<locals>.nested cannot be imported by |
+      | a deps_factory naming no function          | lowtide_durable_forecast:ACTORS is not a function      |
       | both deps and a deps_factory               | Give a run deps or a deps_factory, not both            |
       | model settings a journal cannot store      | model_settings['extra_body'] key 1                     |

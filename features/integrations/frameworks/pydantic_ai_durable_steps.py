@@ -254,6 +254,7 @@ def _refused_options(given: str) -> dict[str, Any]:
     return {
         "deps a journal cannot store": {"deps": examples.Harbour("Brest")},
         "a deps_factory no other process can import": {"deps_factory": nested},
+        "a deps_factory naming no function": {"deps_factory": "lowtide_durable_forecast:ACTORS"},
         "both deps and a deps_factory": {"deps": {"port": "Brest"}, "deps_factory": examples.harbour_deps},
         "model settings a journal cannot store": {"model_settings": {"temperature": 0.2, "extra_body": {1: "x"}}},
     }[given]

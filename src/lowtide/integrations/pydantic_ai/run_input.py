@@ -62,7 +62,7 @@ def _factory_reference(factory: DepsFactory) -> str:
     found = referenced(reference, "deps_factory")
     if not callable(found) or (not isinstance(factory, str) and found is not factory):
         raise ConfigurationError(
-            f"{reference} is not the deps_factory given: give a function defined at the top of a module.",
+            f"The deps_factory {reference} is not a function defined at the top of its module (or not the one given).",
             field="deps_factory",
         )
     return reference
