@@ -67,3 +67,32 @@ Feature: A pydantic-ai agent made durable: its requests batch turns, its tools r
     Then the run "d-3" finished with a forecast
     And the tools' side effects are exactly weather, post_note Checked
     And the emulator was sent 3 requests, none of them twice
+
+  Scenario: A run's deps, message history and model settings are journaled: a resume in a new process sees the same
+    When the durable harbour agent is started as the run "h-1" with the deps {"port": "Brest"}, a message history and the model settings {"temperature": 0.25}
+    And the batch the run "h-1" waits on has ended
+    And `lowtide agents resume --once` runs in a new process
+    Then the new process ended well
+    And the tools' side effects are exactly tide_for Brest
+    And each of the 2 requests the emulator was sent carried the message history and the temperature 0.25
+    When the agent runs are resumed in this process until the run "h-1" is finished
+    Then the run "h-1" finished with the model's text
+
+  Scenario: Deps a journal cannot store are made by a deps_factory, found by reference on every advance
+    Given the harbour's deps_factory makes the port "Le Havre"
+    When the durable harbour agent is started as the run "h-2" with its deps_factory
+    And the agent runs are resumed in this process until the run "h-2" is finished
+    Then the tools' side effects are exactly tide_for Le Havre
+    And the run "h-2"'s input names the deps_factory "lowtide_durable_forecast:harbour_deps"
+
+  Scenario Outline: What another process could not have again is refused before the run starts, naming it
+    When the durable harbour agent is started as the run "h-3" with <given>
+    Then the start was refused naming "<named>", and no run "h-3" was recorded
+
+    Examples:
+      | given                                      | named                                                  |
+      | deps a journal cannot store                | deps is a lowtide_durable_forecast.Harbour             |
+      | a deps_factory no other process can import | _refused_options.<locals>.nested cannot be imported by |
+      | a deps_factory naming no function          | lowtide_durable_forecast:ACTORS is not a function      |
+      | both deps and a deps_factory               | Give a run deps or a deps_factory, not both            |
+      | model settings a journal cannot store      | model_settings['extra_body'] key 1                     |

@@ -8,16 +8,19 @@ emulator's socket; the key in `DURABLE_FORECAST_KEY`), as a program's would be. 
 kills the process inside that tool, before its side effect, with SIGKILL; `DURABLE_FORECAST_RETRY=1` makes the
 weather tool ask the model to call it again (`ModelRetry`) the first time in a run. Only the `pydantic_ai` nox
 session, which installs pydantic-ai, imports it. `tides` is a second agent, whose tool a person answers
-(`CallDeferred`)."""
+(`CallDeferred`); `harbour` a third, whose tool reads the run's deps (a JSON value, or `Harbour` made by
+`harbour_deps`, which no journal can store) and logs "tide_for <port>"."""
 
 from __future__ import annotations
 
 import os
 import signal
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
-from pydantic_ai import Agent, CallDeferred, ModelRetry
+from pydantic_ai import Agent, CallDeferred, ModelRetry, RunContext
 
 from lowtide import Actor
 from lowtide.integrations.pydantic_ai import DurableAgent
@@ -96,3 +99,29 @@ async def tide_table(port: str) -> str:
 
 
 tides = DurableAgent(tide_reader, actor, name="tides")
+
+
+@dataclass
+class Harbour:
+    """Deps a journal cannot store (as a client or a connection would be): made in each process by `harbour_deps`."""
+
+    port: str
+
+
+def harbour_deps() -> Harbour:
+    return Harbour(os.environ.get("DURABLE_FORECAST_PORT", "Brest"))
+
+
+# A third agent, whose tool reads the run's deps: a JSON value ({"port": ...}) or a `Harbour`.
+harbour_master = Agent(deps_type=Any, instructions="Say when high water is at the harbour.")
+
+
+@harbour_master.tool
+async def tide_for(ctx: RunContext[Any]) -> str:
+    """Today's high water at the run's harbour."""
+    port = ctx.deps.port if isinstance(ctx.deps, Harbour) else ctx.deps["port"]
+    _side_effect("tide_for", f"tide_for {port}")
+    return f"High water at {port} at 06:12."
+
+
+harbour = DurableAgent(harbour_master, actor, name="harbour")

@@ -215,3 +215,95 @@ def step_last_request(context: Context, text: str) -> None:
     [(_, params)] = emu.batch(emu.anthropic.batches.newest_first()[0]).requests
     last = params["messages"][-1]
     assert (text in json.dumps(last), "tool_result" in json.dumps(last)) == (True, True), last
+
+
+HISTORY_ASKED, HISTORY_ANSWERED = "Which harbour is ours?", "Ours is Brest."
+
+
+def _history() -> list[Any]:
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+    return [ModelRequest(parts=[UserPromptPart(HISTORY_ASKED)]), ModelResponse(parts=[TextPart(HISTORY_ANSWERED)])]
+
+
+def _harbour_start(context: Context, run_id: str, **options: Any) -> None:
+    world(context).run(_examples().harbour.start("[[emulator:tool:tide_for]] High water?", run_id=run_id, **options))
+
+
+@when(
+    'the durable harbour agent is started as the run "{run_id}" with the deps {deps}, a message history and the model'
+    " settings {settings}"
+)
+def step_harbour_start_given(context: Context, run_id: str, deps: str, settings: str) -> None:
+    _harbour_start(
+        context, run_id, deps=json.loads(deps), message_history=_history(), model_settings=json.loads(settings)
+    )
+
+
+@when('the durable harbour agent is started as the run "{run_id}" with its deps_factory')
+def step_harbour_start_factory(context: Context, run_id: str) -> None:
+    _harbour_start(context, run_id, deps_factory=_examples().harbour_deps)
+
+
+def _refused_options(given: str) -> dict[str, Any]:
+    examples = _examples()
+
+    def nested() -> object:
+        return examples.Harbour("Brest")
+
+    return {
+        "deps a journal cannot store": {"deps": examples.Harbour("Brest")},
+        "a deps_factory no other process can import": {"deps_factory": nested},
+        "a deps_factory naming no function": {"deps_factory": "lowtide_durable_forecast:ACTORS"},
+        "both deps and a deps_factory": {"deps": {"port": "Brest"}, "deps_factory": examples.harbour_deps},
+        "model settings a journal cannot store": {"model_settings": {"temperature": 0.2, "extra_body": {1: "x"}}},
+    }[given]
+
+
+@when('the durable harbour agent is started as the run "{run_id}" with {given}')
+def step_harbour_start_refused(context: Context, run_id: str, given: str) -> None:
+    from lowtide.errors import ActorError
+
+    w = world(context)
+    w.error = None
+    try:
+        _harbour_start(context, run_id, **_refused_options(given))
+    except ActorError as exc:
+        w.error = exc
+
+
+@then('the start was refused naming "{text}", and no run "{run_id}" was recorded')
+def step_harbour_refused(context: Context, text: str, run_id: str) -> None:
+    w = world(context)
+    assert text in str(w.error or "no error"), w.error
+    assert _store().agent_journal.agent_run(run_id) is None, "the refused run was recorded"
+    assert w.emu.created_custom_ids == {}, "a refused run sent a request"
+
+
+@given('the harbour\'s deps_factory makes the port "{port}"')
+def step_factory_port(context: Context, port: str) -> None:
+    world(context).set_env("DURABLE_FORECAST_PORT", port)
+
+
+@then("the new process ended well")
+def step_process_ended(context: Context) -> None:
+    done = world(context).results[-1]
+    assert done["code"] == 0, done
+
+
+@then("each of the {count:d} requests the emulator was sent carried the message history and the temperature {t:f}")
+def step_requests_history(context: Context, count: int, t: float) -> None:
+    emu = world(context).emu
+    sent = [params for batch in emu.anthropic.batches.newest_first() for _, params in emu.batch(batch).requests]
+    assert len(sent) == count, sent
+    for params in sent:
+        said = [json.dumps(m["content"]) for m in params["messages"][:2]]
+        assert (HISTORY_ASKED in said[0], HISTORY_ANSWERED in said[1], params.get("temperature")) == (True, True, t), (
+            params
+        )
+
+
+@then('the run "{run_id}"\'s input names the deps_factory "{reference}"')
+def step_input_factory(context: Context, run_id: str, reference: str) -> None:
+    stored = json.loads(_run(run_id).input)
+    assert stored["kwargs"] == {"deps_factory": reference}, stored

@@ -28,11 +28,12 @@ from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 
-__all__ = ["Advanced", "imported", "resume_once", "retry_run", "stop_run"]
+__all__ = ["Advanced", "imported", "referenced", "resume_once", "retry_run", "stop_run"]
 
 
-def imported(reference: str) -> Agent:
-    """The agent `module:qualname` names, imported; `ConfigurationError` naming the module when it cannot be."""
+def referenced(reference: str, what: str = "agent") -> object:
+    """What `module:qualname` names, imported; `ConfigurationError` naming the module (and `what` it is, in the
+    message) when it cannot be."""
     module_name, _, qualname = reference.rpartition(":")
     try:
         found: object = _module(module_name)
@@ -40,10 +41,16 @@ def imported(reference: str) -> Agent:
             found = getattr(found, part)
     except (ImportError, AttributeError) as exc:
         raise ConfigurationError(
-            f"The agent {reference} cannot be imported: {type(exc).__name__}: {exc}. Make module {module_name!r}"
+            f"The {what} {reference} cannot be imported: {type(exc).__name__}: {exc}. Make module {module_name!r}"
             " importable (PYTHONPATH), or name it with --import.",
             field="reference",
         ) from exc
+    return found
+
+
+def imported(reference: str) -> Agent:
+    """The agent `module:qualname` names, imported; `ConfigurationError` naming the module when it cannot be."""
+    found = referenced(reference)
     if not isinstance(found, Agent):
         raise ConfigurationError(f"{reference} is not an @agent function.", field="reference")
     return found

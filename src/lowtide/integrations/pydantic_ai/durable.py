@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
@@ -15,16 +16,18 @@ from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
 from pydantic_ai.exceptions import ApprovalRequired, CallDeferred, ModelRetry
 from pydantic_ai.messages import ModelMessage, ToolCallPart
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import RunContext
 from pydantic_ai.toolsets import WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from lowtide.actor import Actor
-from lowtide.agents.agent import Agent
+from lowtide.agents.agent import Agent, AgentHandle, LedgerLike
 from lowtide.agents.context import AgentContext, Decision
 from lowtide.agents.values import reference_of
 from lowtide.integrations.pydantic_ai.messages import Call
 from lowtide.integrations.pydantic_ai.model import LowtideModel
+from lowtide.integrations.pydantic_ai.run_input import DepsFactory, RunInput, stored_input
 from lowtide.types import ActorResponse
 
 __all__ = ["DurableAgent"]
@@ -93,9 +96,11 @@ class DurableAgent(Agent):
     once the run has parked on its first request's batch; every tool call runs once; a tool with
     `requires_approval=True` makes the run wait on a person, its decision given to the agent as
     `DeferredToolResults`: `approve RUN` runs the tool, `--result '{"arg": ...}'` with those arguments instead of the
-    model's; `--deny --result '"why"'` tells the model why not."""
+    model's; `--deny --result '"why"'` tells the model why not. `start` takes pydantic-ai's `deps` (JSON values or
+    pydantic models; else `deps_factory`, a module-level function called on every advance), `message_history` and
+    `model_settings`, stored with the run's input so that every process that advances it replays the same run."""
 
-    def __init__(self, wrapped: PydanticAgent[None, Any], actor: Actor | Callable[[], Actor], *, name: str) -> None:
+    def __init__(self, wrapped: PydanticAgent[Any, Any], actor: Actor | Callable[[], Actor], *, name: str) -> None:
         self.wrapped = wrapped
         self._actor = actor
         caller = inspect.currentframe()
@@ -109,10 +114,29 @@ class DurableAgent(Agent):
         advanced (so that it can keep one per process, or per ledger, as it likes)."""
         return self._actor if isinstance(self._actor, Actor) else self._actor()
 
-    async def _advance(self, ctx: AgentContext, prompt: str) -> Any:
+    async def start(  # pyright: ignore[reportIncompatibleMethodOverride] - a prompt and pydantic-ai's run options
+        self,
+        prompt: str,
+        *,
+        deps: Any = None,
+        deps_factory: DepsFactory | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        model_settings: ModelSettings | None = None,
+        run_id: str | None = None,
+        ledger: LedgerLike = None,
+        max_cost_usd: float | Decimal | None = None,
+    ) -> AgentHandle:
+        """Start a run of the agent on `prompt` (see `Agent.start`), with pydantic-ai's `deps` (or `deps_factory`),
+        `message_history` and `model_settings`: all refused before anything is recorded if a later process could not
+        have them again (deps that are not JSON or pydantic models, naming the type; a factory not importable)."""
+        given = stored_input(deps, deps_factory, message_history, model_settings)
+        return await super().start(prompt, run_id=run_id, ledger=ledger, max_cost_usd=max_cost_usd, **given)
+
+    async def _advance(self, ctx: AgentContext, prompt: str, **stored: Any) -> Any:
+        given = RunInput(**stored)
         model = _JournaledModel(self.actor, ctx)
         toolsets = [_JournaledToolset(t, ctx) for t in self.wrapped.toolsets]
-        history: Sequence[ModelMessage] | None = None
+        history: Sequence[ModelMessage] | None = given.message_history
         results: DeferredToolResults | None = None
         asked: str | None = prompt
         output_type: Any = [self.wrapped.output_type, DeferredToolRequests]
@@ -123,8 +147,9 @@ class DurableAgent(Agent):
         ):
             while True:
                 run = await self.wrapped.run(
-                    asked, message_history=history, deferred_tool_results=results, output_type=output_type
-                )
+                    asked, message_history=history, deferred_tool_results=results, output_type=output_type,
+                    deps=given.deps, model_settings=given.model_settings,
+                )  # fmt: skip
                 if not isinstance(run.output, DeferredToolRequests):
                     return run.output
                 results = await _decided(ctx, run.output)
