@@ -164,10 +164,10 @@ Feature: An actor answered by OpenAI's live APIs
   Scenario: What the Responses API cannot do is refused as the actor is configured, before anything is sent
     When an OpenAI actor "stopper" is configured with:
       """
-      stop_sequences: [END]
+      max_tokens: 10
       """
     Then a ConfigurationError is raised
-    And the error names the field "stop_sequences"
+    And the error names the field "max_tokens"
     And the API received no calls at all
 
   Scenario: A live call over its budget is refused at OpenAI's prices; one within it is answered

@@ -61,6 +61,18 @@ Feature: An actor's answer streamed as it is written
     When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
     Then the stream gave 2 pieces of text and then failed with StreamInterruptedError
 
+  Scenario: Stop sequences on the Responses API, which has none, are applied by lowtide, streamed and not
+    Given a streaming actor on openai responses in live mode
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed with the stop sequence "harbour at low"
+    Then the pieces of text joined are the response's text
+    And the response ends before "harbour at low", stopped by it, with the usage of the whole answer
+
+  Scenario: Stop sequences on the Responses API are refused in batch mode, before anything is sent
+    Given a streaming actor on openai responses in batch mode
+    When the actor's answer to "Is the harbour open?" is streamed with the stop sequence "harbour"
+    Then the stream gave 0 pieces of text and then failed with ConfigurationError
+    And the API received no calls at all
+
   Scenario: A provider without a streaming API gives its answer as the one event, through the same live path
     Given a streaming actor on a provider plugged in without a stream method
     When the actor's answer to "Is the harbour open?" is streamed

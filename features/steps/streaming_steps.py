@@ -33,6 +33,7 @@ _TEXT_EVENTS = (b'"text_delta"', b"response.output_text.delta", b'"content":"')
 
 class _Notes(Protocol):
     streamed: list[StreamEvent]
+    prompt: str
     stream_error: BaseException | None
     streaming: Recording
     middleware_saw: list[tuple[str, str]]
@@ -50,10 +51,13 @@ class Recording(httpx2.AsyncBaseTransport):
         self._inner = inner
         self.streams = 0
         self.cut = False
+        self.bodies: list[dict[str, Any]] = []
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content or b"{}") if request.method == "POST" else {}
         response = await self._inner.handle_async_request(request)
+        if isinstance(body, dict):
+            self.bodies.append(cast("dict[str, Any]", body))
         asked = isinstance(body, dict) and body.get("stream") is True
         if not (asked or request.url.path.endswith(":streamGenerateContent")):
             return response
@@ -179,7 +183,7 @@ def step_cut(context: Context) -> None:
 
 def _stream(context: Context, prompt: str, **arguments: Any) -> None:
     c, w = _c(context), world(context)
-    c.streamed, c.stream_error = [], None
+    c.streamed, c.stream_error, c.prompt = [], None, prompt
 
     async def read() -> None:
         try:
@@ -199,6 +203,32 @@ def step_streamed(context: Context, prompt: str) -> None:
 @when('the actor\'s answer to "{prompt}" is streamed with the key "{key}"')
 def step_streamed_key(context: Context, prompt: str, key: str) -> None:
     _stream(context, prompt, key=key)
+
+
+@when('the actor\'s answer to "{prompt}" is streamed with the stop sequence "{stop}"')
+def step_streamed_stop(context: Context, prompt: str, stop: str) -> None:
+    _stream(context, prompt, stop_sequences=[stop])
+
+
+@then('the response ends before "{stop}", stopped by it, with the usage of the whole answer')
+def step_stopped(context: Context, stop: str) -> None:
+    """Cut where the stop sequence begins, as Anthropic says it; the usage the API reported for all it wrote (the
+    same call without the stop sequence reports the same), and the API never sent a stop parameter."""
+    c, w = _c(context), world(context)
+    streamed = _response(c)
+    whole = w.run(w.current_actor().run(c.prompt))
+    assert whole.text.startswith(streamed.text + stop), (streamed.text, whole.text)
+    assert (streamed.stop_reason, streamed.stop_sequence) == ("stop_sequence", stop), streamed
+    assert [block.type for block in streamed.content] == ["text"], streamed.content
+    assert streamed.usage == whole.usage, (streamed.usage, whole.usage)
+    assert not any("stop" in body for body in c.streaming.bodies), c.streaming.bodies
+    ran = w.run(w.current_actor().run(c.prompt, stop_sequences=[stop]))
+    assert (ran.text, ran.stop_reason, ran.stop_sequence, ran.usage) == (
+        streamed.text,
+        "stop_sequence",
+        stop,
+        streamed.usage,
+    ), ran
 
 
 @when('the actor\'s answer to "{prompt}" is streamed with the tool "{tool}" forced')
