@@ -71,6 +71,7 @@ Feature: An actor's answer streamed as it is written
     Given a streaming actor on openai responses in batch mode
     When the actor's answer to "Is the harbour open?" is streamed with the stop sequence "harbour"
     Then the stream gave 0 pieces of text and then failed with ConfigurationError
+    And the stream's error names the field "stop_sequences" and says "live answers only"
     And the API received no calls at all
 
   Scenario: A provider without a streaming API gives its answer as the one event, through the same live path

@@ -17,6 +17,7 @@ from step_context import Context, given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions, StreamEvent
 from lowtide.providers.anthropic import ClaudeProvider
+from lowtide.errors import ConfigurationError
 from lowtide.registry import ProviderRegistry
 from lowtide.streaming import TextDelta, ToolCallDelta
 
@@ -315,6 +316,13 @@ def step_cut_failed(context: Context, count: int, error: str) -> None:
     assert type(c.stream_error).__name__ == error, repr(c.stream_error)
     assert len(_texts(c)) == count, c.streamed
     assert not any(isinstance(event, ActorResponse) for event in c.streamed), c.streamed
+
+
+@then('the stream\'s error names the field "{field}" and says "{says}"')
+def step_stream_error_says(context: Context, field: str, says: str) -> None:
+    error = _c(context).stream_error
+    assert isinstance(error, ConfigurationError), repr(error)
+    assert error.field == field and says in str(error), (error.field, str(error))
 
 
 @then("the actor's middleware saw the streamed call")

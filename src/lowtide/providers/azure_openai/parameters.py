@@ -11,7 +11,7 @@ from lowtide.core.parameters import Parameters
 from lowtide.errors import ConfigurationError
 from lowtide.providers.azure_openai.options import OPENAI_SECTION, PROVIDER_NAME, AzureOptions, azure_options
 from lowtide.providers.azure_openai.options import openai_options as openai_section
-from lowtide.providers.openai.parameters import check_responses_call as check_openai
+from lowtide.providers.openai.parameters import check_parameters as check_openai
 
 __all__ = ["as_openai_error", "check_parameters"]
 
