@@ -63,9 +63,9 @@ Feature: An actor's answer streamed as it is written
 
   Scenario: Stop sequences on the Responses API, which has none, are applied by lowtide, streamed and not
     Given a streaming actor on openai responses in live mode
-    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed with the stop sequence "harbour at low"
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed with the stop sequence "low tide"
     Then the pieces of text joined are the response's text
-    And the response ends before "harbour at low", stopped by it, with the usage of the whole answer
+    And the response ends before "low tide", stopped by it, with the usage of the whole answer
 
   Scenario: Stop sequences on the Responses API are refused in batch mode, before anything is sent
     Given a streaming actor on openai responses in batch mode
