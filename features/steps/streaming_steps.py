@@ -29,6 +29,11 @@ _MODELS = {
     "mistral": "mistral-small-latest",
     "azure_openai": "tide-stream",
 }
+_TOOL = {
+    "name": "record_tide",
+    "description": "Record a tide measurement",
+    "input_schema": {"type": "object", "properties": {"port": {"type": "string"}, "height_m": {"type": "number"}}},
+}
 _TEXT_EVENTS = (b'"text_delta"', b"response.output_text.delta", b'"content":"')
 
 
@@ -211,6 +216,25 @@ def step_streamed_stop(context: Context, prompt: str, stop: str) -> None:
     _stream(context, prompt, stop_sequences=[stop])
 
 
+@when('the actor\'s answer to "{prompt}" is streamed with the tool "{tool}" forced and the stop sequence "{stop}"')
+def step_streamed_tool_stop(context: Context, prompt: str, tool: str, stop: str) -> None:
+    _stream(context, prompt, tools=[{**_TOOL, "name": tool}], tool_choice={"type": "tool", "name": tool}, stop_sequences=[stop])
+
+
+@then('the streamed text ends with "{end}", held back while it might begin the stop sequence')
+def step_streamed_end(context: Context, end: str) -> None:
+    c = _c(context)
+    texts = _texts(c)
+    assert texts[-1].text.endswith(end), texts
+    assert _response(c).text.endswith(end), _response(c).text
+
+
+@then("the response ended on its own, never stopped by a stop sequence")
+def step_not_stopped(context: Context) -> None:
+    response = _response(_c(context))
+    assert (response.stop_reason, response.stop_sequence) in (("end_turn", None), ("tool_use", None)), response
+
+
 @then('the response ends before "{stop}", stopped by it, with the usage of the whole answer')
 def step_stopped(context: Context, stop: str) -> None:
     """Cut where the stop sequence begins, as Anthropic says it; the usage the API reported for all it wrote (the
@@ -234,9 +258,7 @@ def step_stopped(context: Context, stop: str) -> None:
 
 @when('the actor\'s answer to "{prompt}" is streamed with the tool "{tool}" forced')
 def step_streamed_tool(context: Context, prompt: str, tool: str) -> None:
-    schema = {"type": "object", "properties": {"port": {"type": "string"}, "height_m": {"type": "number"}}}
-    tools = [{"name": tool, "description": "Record a tide measurement", "input_schema": schema}]
-    _stream(context, prompt, tools=tools, tool_choice={"type": "tool", "name": tool})
+    _stream(context, prompt, tools=[{**_TOOL, "name": tool}], tool_choice={"type": "tool", "name": tool})
 
 
 def _response(c: StreamingContext) -> ActorResponse[object]:

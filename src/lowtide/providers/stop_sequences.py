@@ -31,8 +31,6 @@ def cut_at_stop(response: ActorResponse[object], stops: Sequence[str]) -> ActorR
     every block after it dropped (a model that stops says nothing more), `stop_reason` "stop_sequence" and
     `stop_sequence` the one found. Its usage and cost stay as the API reported them: the tokens past the stop were
     generated and are paid for. Unchanged when no text block holds a stop sequence."""
-    if not stops:
-        return response
     for index, block in enumerate(response.content):
         if not isinstance(block, TextContent):
             continue
