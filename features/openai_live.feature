@@ -69,6 +69,15 @@ Feature: An actor answered by OpenAI's live APIs
       | responses        |
       | chat_completions |
 
+  Scenario: A stop sequence on the Responses API cuts the answer before it is parsed into the response model
+    Given an OpenAI actor "clerk" with:
+      """
+      provider_options: {openai: {endpoint: responses}}
+      """
+    When the OpenAI actor is asked "Record the tide at Brest" for a TideRecord, with the stop sequence ":"
+    Then a StructuredOutputError is raised
+    And the error keeps the answer cut before ":", stopped by it
+
   Scenario Outline: A conversation goes on after a tool call, with the tool's result
     Given an OpenAI actor "recorder" with:
       """
