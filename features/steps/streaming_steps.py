@@ -16,8 +16,8 @@ from _support import API_KEY, World, world
 from step_context import Context, given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions, StreamEvent
-from lowtide.providers.anthropic import ClaudeProvider
 from lowtide.errors import ConfigurationError
+from lowtide.providers.anthropic import ClaudeProvider
 from lowtide.registry import ProviderRegistry
 from lowtide.streaming import TextDelta, ToolCallDelta
 
@@ -218,7 +218,8 @@ def step_streamed_stop(context: Context, prompt: str, stop: str) -> None:
 
 @when('the actor\'s answer to "{prompt}" is streamed with the tool "{tool}" forced and the stop sequence "{stop}"')
 def step_streamed_tool_stop(context: Context, prompt: str, tool: str, stop: str) -> None:
-    _stream(context, prompt, tools=[{**_TOOL, "name": tool}], tool_choice={"type": "tool", "name": tool}, stop_sequences=[stop])
+    choice = {"type": "tool", "name": tool}
+    _stream(context, prompt, tools=[{**_TOOL, "name": tool}], tool_choice=choice, stop_sequences=[stop])
 
 
 @then('the streamed text ends with "{end}", held back while it might begin the stop sequence')
@@ -344,7 +345,8 @@ def step_cut_failed(context: Context, count: int, error: str) -> None:
 def step_stream_error_says(context: Context, field: str, says: str) -> None:
     error = _c(context).stream_error
     assert isinstance(error, ConfigurationError), repr(error)
-    assert error.field == field and says in str(error), (error.field, str(error))
+    assert error.field == field, error.field
+    assert says in str(error), str(error)
 
 
 @then("the actor's middleware saw the streamed call")
