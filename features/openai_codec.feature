@@ -307,7 +307,7 @@ Feature: OpenAI's requests, answers, batch lines and errors, translated both way
 
       Examples:
         | setting                                                                                   | field                                     | says                              |
-        | {stop_sequences: [END]}                                                                   | stop_sequences                            | the Responses API, which has none |
+        | {stop_sequences: [END, END]}                                                              | stop_sequences.1                          | given twice                       |
         | {stop_sequences: [a, b, c, d, e], provider_options: {openai: {endpoint: chat_completions}}} | stop_sequences                          | at most 4                         |
         | {top_k: 5}                                                                                | top_k                                     | OpenAI has no top_k               |
         | {thinking: {type: enabled, budget_tokens: 2000}}                                          | thinking                                  | provider_options.openai.reasoning |

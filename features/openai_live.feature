@@ -69,6 +69,15 @@ Feature: An actor answered by OpenAI's live APIs
       | responses        |
       | chat_completions |
 
+  Scenario: A stop sequence on the Responses API cuts the answer before it is parsed into the response model
+    Given an OpenAI actor "clerk" with:
+      """
+      provider_options: {openai: {endpoint: responses}}
+      """
+    When the OpenAI actor is asked "Record the tide at Brest" for a TideRecord, with the stop sequence ":"
+    Then a StructuredOutputError is raised
+    And the error keeps the answer cut before ":", stopped by it
+
   Scenario Outline: A conversation goes on after a tool call, with the tool's result
     Given an OpenAI actor "recorder" with:
       """
@@ -164,10 +173,10 @@ Feature: An actor answered by OpenAI's live APIs
   Scenario: What the Responses API cannot do is refused as the actor is configured, before anything is sent
     When an OpenAI actor "stopper" is configured with:
       """
-      stop_sequences: [END]
+      max_tokens: 10
       """
     Then a ConfigurationError is raised
-    And the error names the field "stop_sequences"
+    And the error names the field "max_tokens"
     And the API received no calls at all
 
   Scenario: A live call over its budget is refused at OpenAI's prices; one within it is answered

@@ -61,6 +61,33 @@ Feature: An actor's answer streamed as it is written
     When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
     Then the stream gave 2 pieces of text and then failed with StreamInterruptedError
 
+  Scenario: Stop sequences on the Responses API, which has none, are applied by lowtide, streamed and not
+    Given a streaming actor on openai responses in live mode
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed with the stop sequence "low tide"
+    Then the pieces of text joined are the response's text
+    And the response ends before "low tide", stopped by it, with the usage of the whole answer
+
+  Scenario: An answer that only begins a stop sequence at its end is given whole, its held-back text included
+    Given a streaming actor on openai responses in live mode
+    When the actor's answer to "Is the harbour open?" is streamed with the stop sequence "b6b9 and more"
+    Then the pieces of text joined are the response's text
+    And the streamed text ends with "b6b9", held back while it might begin the stop sequence
+    And the response ended on its own, never stopped by a stop sequence
+
+  Scenario: A tool call streams whole past a stop sequence its arguments hold
+    Given a streaming actor on openai responses in live mode
+    When the actor's answer to "Record today's high tide" is streamed with the tool "record_tide" forced and the stop sequence "port"
+    Then the first tool-call piece names "record_tide" with the call's id
+    And the tool-call pieces' arguments joined are the JSON of the response's tool call input
+    And the response ended on its own, never stopped by a stop sequence
+
+  Scenario: Stop sequences on the Responses API are refused in batch mode, before anything is sent
+    Given a streaming actor on openai responses in batch mode
+    When the actor's answer to "Is the harbour open?" is streamed with the stop sequence "harbour"
+    Then the stream gave 0 pieces of text and then failed with ConfigurationError
+    And the stream's error names the field "stop_sequences" and says "live answers only"
+    And the API received no calls at all
+
   Scenario: A provider without a streaming API gives its answer as the one event, through the same live path
     Given a streaming actor on a provider plugged in without a stream method
     When the actor's answer to "Is the harbour open?" is streamed

@@ -17,6 +17,7 @@ from step_context import Context, given, then, when
 from lowtide import BatchProcessingMode, TextContent
 from lowtide.emulator import Emulator
 from lowtide.emulator.core.pdf import simple_pdf
+from lowtide.errors import StructuredOutputError
 from lowtide.registry import ProviderRegistry
 
 
@@ -105,6 +106,26 @@ def step_openai_fault(context: Context, status: int, seconds: float) -> None:
 def step_openai_ask_model(context: Context, prompt: str, model: str) -> None:
     w = world(context)
     w.response = w.attempt_async(lambda: w.current_actor().run(prompt, response_model=RESPONSE_MODELS[model]))
+
+
+@when('the OpenAI actor is asked "{prompt:Q}" for a {model:w}, with the stop sequence "{stop}"')
+def step_openai_ask_model_stop(context: Context, prompt: str, model: str, stop: str) -> None:
+    w = world(context)
+    w.response = w.attempt_async(
+        lambda: w.current_actor().run(prompt, response_model=RESPONSE_MODELS[model], stop_sequences=[stop])
+    )
+
+
+@then('the error keeps the answer cut before "{stop}", stopped by it')
+def step_structured_cut(context: Context, stop: str) -> None:
+    error = world(context).failure()
+    assert isinstance(error, StructuredOutputError), repr(error)
+    response = error.response
+    assert response is not None, repr(error)
+    assert (response.stop_reason, response.stop_sequence) == ("stop_sequence", stop), response
+    assert response.text, response
+    assert stop not in response.text, response.text
+    assert error.text == response.text, (error.text, response.text)
 
 
 @when('the OpenAI actor is told the result "{result}" of its call to "{tool}"')

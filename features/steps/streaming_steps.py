@@ -16,6 +16,7 @@ from _support import API_KEY, World, world
 from step_context import Context, given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions, StreamEvent
+from lowtide.errors import ConfigurationError
 from lowtide.providers.anthropic import ClaudeProvider
 from lowtide.registry import ProviderRegistry
 from lowtide.streaming import TextDelta, ToolCallDelta
@@ -28,11 +29,17 @@ _MODELS = {
     "mistral": "mistral-small-latest",
     "azure_openai": "tide-stream",
 }
+_TOOL = {
+    "name": "record_tide",
+    "description": "Record a tide measurement",
+    "input_schema": {"type": "object", "properties": {"port": {"type": "string"}, "height_m": {"type": "number"}}},
+}
 _TEXT_EVENTS = (b'"text_delta"', b"response.output_text.delta", b'"content":"')
 
 
 class _Notes(Protocol):
     streamed: list[StreamEvent]
+    prompt: str
     stream_error: BaseException | None
     streaming: Recording
     middleware_saw: list[tuple[str, str]]
@@ -50,10 +57,13 @@ class Recording(httpx2.AsyncBaseTransport):
         self._inner = inner
         self.streams = 0
         self.cut = False
+        self.bodies: list[dict[str, Any]] = []
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content or b"{}") if request.method == "POST" else {}
         response = await self._inner.handle_async_request(request)
+        if isinstance(body, dict):
+            self.bodies.append(cast("dict[str, Any]", body))
         asked = isinstance(body, dict) and body.get("stream") is True
         if not (asked or request.url.path.endswith(":streamGenerateContent")):
             return response
@@ -179,7 +189,7 @@ def step_cut(context: Context) -> None:
 
 def _stream(context: Context, prompt: str, **arguments: Any) -> None:
     c, w = _c(context), world(context)
-    c.streamed, c.stream_error = [], None
+    c.streamed, c.stream_error, c.prompt = [], None, prompt
 
     async def read() -> None:
         try:
@@ -201,11 +211,55 @@ def step_streamed_key(context: Context, prompt: str, key: str) -> None:
     _stream(context, prompt, key=key)
 
 
+@when('the actor\'s answer to "{prompt}" is streamed with the stop sequence "{stop}"')
+def step_streamed_stop(context: Context, prompt: str, stop: str) -> None:
+    _stream(context, prompt, stop_sequences=[stop])
+
+
+@when('the actor\'s answer to "{prompt}" is streamed with the tool "{tool}" forced and the stop sequence "{stop}"')
+def step_streamed_tool_stop(context: Context, prompt: str, tool: str, stop: str) -> None:
+    choice = {"type": "tool", "name": tool}
+    _stream(context, prompt, tools=[{**_TOOL, "name": tool}], tool_choice=choice, stop_sequences=[stop])
+
+
+@then('the streamed text ends with "{end}", held back while it might begin the stop sequence')
+def step_streamed_end(context: Context, end: str) -> None:
+    c = _c(context)
+    texts = _texts(c)
+    assert texts[-1].text.endswith(end), texts
+    assert _response(c).text.endswith(end), _response(c).text
+
+
+@then("the response ended on its own, never stopped by a stop sequence")
+def step_not_stopped(context: Context) -> None:
+    response = _response(_c(context))
+    assert (response.stop_reason, response.stop_sequence) in (("end_turn", None), ("tool_use", None)), response
+
+
+@then('the response ends before "{stop}", stopped by it, with the usage of the whole answer')
+def step_stopped(context: Context, stop: str) -> None:
+    """Cut where the stop sequence begins, as Anthropic says it; the usage the API reported for all it wrote (the
+    same call without the stop sequence reports the same), and the API never sent a stop parameter."""
+    c, w = _c(context), world(context)
+    streamed = _response(c)
+    whole = w.run(w.current_actor().run(c.prompt))
+    assert whole.text.startswith(streamed.text + stop), (streamed.text, whole.text)
+    assert (streamed.stop_reason, streamed.stop_sequence) == ("stop_sequence", stop), streamed
+    assert [block.type for block in streamed.content] == ["text"], streamed.content
+    assert streamed.usage == whole.usage, (streamed.usage, whole.usage)
+    assert not any("stop" in body for body in c.streaming.bodies), c.streaming.bodies
+    ran = w.run(w.current_actor().run(c.prompt, stop_sequences=[stop]))
+    assert (ran.text, ran.stop_reason, ran.stop_sequence, ran.usage) == (
+        streamed.text,
+        "stop_sequence",
+        stop,
+        streamed.usage,
+    ), ran
+
+
 @when('the actor\'s answer to "{prompt}" is streamed with the tool "{tool}" forced')
 def step_streamed_tool(context: Context, prompt: str, tool: str) -> None:
-    schema = {"type": "object", "properties": {"port": {"type": "string"}, "height_m": {"type": "number"}}}
-    tools = [{"name": tool, "description": "Record a tide measurement", "input_schema": schema}]
-    _stream(context, prompt, tools=tools, tool_choice={"type": "tool", "name": tool})
+    _stream(context, prompt, tools=[{**_TOOL, "name": tool}], tool_choice={"type": "tool", "name": tool})
 
 
 def _response(c: StreamingContext) -> ActorResponse[object]:
@@ -285,6 +339,14 @@ def step_cut_failed(context: Context, count: int, error: str) -> None:
     assert type(c.stream_error).__name__ == error, repr(c.stream_error)
     assert len(_texts(c)) == count, c.streamed
     assert not any(isinstance(event, ActorResponse) for event in c.streamed), c.streamed
+
+
+@then('the stream\'s error names the field "{field}" and says "{says}"')
+def step_stream_error_says(context: Context, field: str, says: str) -> None:
+    error = _c(context).stream_error
+    assert isinstance(error, ConfigurationError), repr(error)
+    assert error.field == field, error.field
+    assert says in str(error), str(error)
 
 
 @then("the actor's middleware saw the streamed call")

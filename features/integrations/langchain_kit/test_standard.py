@@ -121,15 +121,6 @@ class TestOpenAILive(_KitIntegration):
     provider = "openai"
     model_id = "gpt-4o-mini"
 
-    @pytest.mark.xfail(
-        reason="lowtide's, still open (issue 59): an OpenAI actor on its default endpoint, the Responses API, refuses "
-        "LangChain's standard `stop` (the API has no stop sequences); `provider_options.openai.endpoint: "
-        "chat_completions` sends them",
-        strict=True,
-    )
-    def test_stop_sequence(self, model: Any) -> None:
-        super().test_stop_sequence(model)
-
 
 class TestGeminiBatch(_KitIntegration):
     provider = "gemini"

@@ -17,7 +17,8 @@ from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
 from lowtide.core.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.cost.pricing import UsageShape
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
-from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
+from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME, options_of
+from lowtide.providers.openai.parameters import refuse_batch_stops
 from lowtide.providers.openai.rules import USAGE
 from lowtide.types import ActorRequest, ActorResponse
 
@@ -57,6 +58,7 @@ class OpenAIBatchCodec(TokenPricedCodec):
 
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
         encoded = encode_request(request)
+        refuse_batch_stops(request, options_of(request))
         return {"method": "POST", "url": encoded.url, "body": encoded.body}
 
     def custom_id_for(self, key: str, ledger: str | None) -> str:

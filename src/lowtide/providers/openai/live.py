@@ -14,16 +14,18 @@ from lowtide.batching.backend import credential_of
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.live.reports import LimitListener, LimitWatchers
 from lowtide.messages.limits import InputLimits
+from lowtide.messages.structured import parse_response
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.chat_stream import INCLUDE_USAGE
 from lowtide.providers.openai.checks import MAX_REQUEST_BYTES, Checks
 from lowtide.providers.openai.client import build_client
-from lowtide.providers.openai.codec import encode_request, to_response
+from lowtide.providers.openai.codec import Encoded, encode_request, to_response
 from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.openai.ratelimits import quota_report
 from lowtide.providers.openai.stream_pieces import chat_pieces, response_pieces
 from lowtide.providers.sdk import split_for_sdk
+from lowtide.providers.stop_sequences import StopCutter, cut_at_stop
 from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
@@ -87,11 +89,13 @@ class OpenAIProvider(Provider):
                 raise
             self._tell(raw.headers)
             answer = raw.parse()
-        return self._response(request, answer, raw.headers.get("x-request-id"))
+        return self._response(request, answer, raw.headers.get("x-request-id"), stops=_own_stops(request, encoded))
 
     async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
         """The answer as the endpoint streams it: its text and function-call argument deltas, then the response."""
         encoded = encode_request(request)
+        stops = _own_stops(request, encoded)
+        cutter = StopCutter(stops)
         with translate_errors():
             try:
                 if encoded.endpoint == "responses":
@@ -113,23 +117,43 @@ class OpenAIProvider(Provider):
             self._tell(raw.headers)
             async for piece in pieces:
                 if isinstance(piece, TextDelta | ToolCallDelta):
-                    yield piece
+                    for handed in cutter.pieces(piece):
+                        yield handed
                 else:
-                    yield self._response(request, piece, raw.headers.get("x-request-id"))
+                    for handed in cutter.flush():
+                        yield handed
+                    yield self._response(request, piece, raw.headers.get("x-request-id"), stops=stops)
 
     def _response(
-        self, request: ActorRequest, answer: Response | ChatCompletion, header_id: str | None
+        self,
+        request: ActorRequest,
+        answer: Response | ChatCompletion,
+        header_id: str | None,
+        *,
+        stops: tuple[str, ...],
     ) -> ActorResponse[object]:
+        """The answer as an `ActorResponse`, cut at the first of `stops` (those lowtide applies itself) before it
+        is parsed into the request's response model."""
         request_id = getattr(answer, "_request_id", None) or header_id
-        return to_response(
+        response = to_response(
             answer,
             mode=BatchProcessingMode.LIVE,
             ids=ProviderIds(
                 request_id=request_id if isinstance(request_id, str) else None, custom_id=request.custom_id
             ),
-            response_model=request.response_model,
+            response_model=None if stops else request.response_model,
         )
+        if not stops:
+            return response
+        response = cut_at_stop(response, stops)
+        return response if request.response_model is None else parse_response(response, request.response_model)
 
     async def aclose(self) -> None:
         if self._owns_client:
             await self._client.close()
+
+
+def _own_stops(request: ActorRequest, encoded: Encoded) -> tuple[str, ...]:
+    """The stop sequences lowtide applies itself: the request's, on the Responses API (which has none; Chat
+    Completions is sent them as `stop`)."""
+    return tuple(request.stop_sequences) if encoded.endpoint == "responses" else ()

@@ -3,7 +3,8 @@ request as it is encoded, so that what the API would refuse is refused before an
 
 - `temperature` from 0 to 2, `top_p` from 0 to 1;
 - no `top_k`, `thinking`, `output_config` or `cache_control` (OpenAI has other means, named in the refusal);
-- stop sequences: none on the Responses API; at most 4 on Chat Completions, none empty, none twice;
+- stop sequences: none empty, none twice; at most 4 on Chat Completions; on the Responses API, which has none,
+  applied by lowtide to a live answer (`providers.stop_sequences`) and refused in a batch (`refuse_batch_stops`);
 - `max_tokens` at least 16 on the Responses API;
 - `metadata`: at most 16 pairs, keys of at most 64 characters, string values of at most 512;
 - `provider_options.openai` as `OpenAIOptions` reads it.
@@ -15,7 +16,7 @@ from lowtide.core.parameters import Parameters, check_ranges, refuse_fields
 from lowtide.errors import ConfigurationError
 from lowtide.providers.openai.options import OpenAIOptions, options_of
 
-__all__ = ["MAX_STOP_SEQUENCES", "MIN_OUTPUT_TOKENS", "check_parameters"]
+__all__ = ["MAX_STOP_SEQUENCES", "MIN_OUTPUT_TOKENS", "check_parameters", "refuse_batch_stops"]
 
 MAX_STOP_SEQUENCES = 4
 MIN_OUTPUT_TOKENS = 16
@@ -37,29 +38,35 @@ _REFUSED: dict[str, str] = {
 
 def check_parameters(parameters: Parameters) -> OpenAIOptions:
     """Refuse what OpenAI would refuse of `parameters` (a `ConfigurationError` naming the field); their OpenAI
-    settings (`options_of`) when all is well."""
+    settings (`options_of`) when all is well. Stop sequences on the Responses API pass: lowtide applies them to a
+    live answer itself (a batch refuses them: `refuse_batch_stops`)."""
     options = options_of(parameters)
     refuse_fields(parameters, _REFUSED, who="OpenAI")
     check_ranges(parameters, _RANGES, who="OpenAI")
-    if options.endpoint == "responses":
-        if parameters.stop_sequences:
-            raise ConfigurationError(
-                "stop_sequences cannot be sent to the Responses API, which has none; set "
-                "`provider_options.openai.endpoint: chat_completions` to use them.",
-                field="stop_sequences",
-            )
-        if parameters.max_tokens < MIN_OUTPUT_TOKENS:
-            raise ConfigurationError(
-                f"max_tokens is {parameters.max_tokens}; the Responses API needs at least {MIN_OUTPUT_TOKENS}.",
-                field="max_tokens",
-            )
-    _check_stop_sequences(parameters.stop_sequences)
+    if options.endpoint == "responses" and parameters.max_tokens < MIN_OUTPUT_TOKENS:
+        raise ConfigurationError(
+            f"max_tokens is {parameters.max_tokens}; the Responses API needs at least {MIN_OUTPUT_TOKENS}.",
+            field="max_tokens",
+        )
+    _check_stop_sequences(parameters.stop_sequences, chat=options.endpoint == "chat_completions")
     _check_metadata(parameters.metadata)
     return options
 
 
-def _check_stop_sequences(sequences: list[str]) -> None:
-    if len(sequences) > MAX_STOP_SEQUENCES:
+def refuse_batch_stops(parameters: Parameters, options: OpenAIOptions) -> None:
+    """A batch's answers are read without their requests, so lowtide cannot cut them at a stop sequence: stop
+    sequences on the Responses API are refused in a batch, before anything is recorded or sent."""
+    if options.endpoint == "responses" and parameters.stop_sequences:
+        raise ConfigurationError(
+            "stop_sequences: the Responses API has none, and lowtide applies them to live answers only (a batch's "
+            "answers are read without their requests); use a live actor, or set "
+            "`provider_options.openai.endpoint: chat_completions`, which is sent them.",
+            field="stop_sequences",
+        )
+
+
+def _check_stop_sequences(sequences: list[str], *, chat: bool) -> None:
+    if chat and len(sequences) > MAX_STOP_SEQUENCES:
         raise ConfigurationError(
             f"stop_sequences holds {len(sequences)} sequences; Chat Completions takes at most {MAX_STOP_SEQUENCES}.",
             field="stop_sequences",
