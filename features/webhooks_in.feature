@@ -1,3 +1,4 @@
+@stores
 Feature: OpenAI's batch webhooks wake the batch's collection
   As a developer whose agents wait on OpenAI batches
   I want OpenAI's `batch.completed` webhook to bring a batch's answers at once, and forged ones to change nothing
