@@ -81,7 +81,7 @@ Money Shows Spend And Savings Over Time, By Actor, Model And Provider
     Should Be Equal As Integers    ${points}    31
     Chart Is Drawn    money    live_cost_usd
     @{provider}=    Texts Of    table[data-by="provider"] tbody tr:nth-child(1) td
-    Should Be Equal    ${provider}    ${{ ["anthropic", "10", "$0.0120", "$0.0240", "$0.0120"] }}
+    Should Be Equal    ${provider}    ${{ ["anthropic", "8", "2", "$0.0120", "$0.0240", "$0.0120"] }}
     @{actor}=    Texts Of    table[data-by="actor"] tbody td
     Should Be Equal    ${actor}[0]    reviewer
     Take Screenshot    money
@@ -120,6 +120,8 @@ One Request Is Found By Custom Id Or Key, With Its Batches, Create Steps, Result
     Should Be Equal    ${result}[2]    failed
     Search Request    fin-0
     Wait Until Text Of Is    \#request-answer    answer to fin-0
+    ${prompt}=    Text Of    \#request-prompt
+    Should Contain    ${prompt}    "content": "fin-0"
     ${cost}=    Fact Of    \#request-card    cost
     Should Be Equal    ${cost}    $0.0015
     Search Request    no-such-request

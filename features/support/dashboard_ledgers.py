@@ -14,13 +14,24 @@ from lowtide.ledger.journal_records import AgentRun, AgentState, EntryKind, Jour
 from lowtide.ledger.records import BatchCreated, BatchIntent, BatchState, NewRequest, OutcomeRow, RequestState
 from lowtide.ledger.runs import NewItem
 
-__all__ = ["AGENT_RUN", "LARGE", "PARKED_KEY", "answer_waiting", "build", "build_large"]
+__all__ = [
+    "AGENT_RUN",
+    "LARGE",
+    "PARKED_KEY",
+    "SPLIT",
+    "answer_split",
+    "answer_waiting",
+    "build",
+    "build_large",
+    "build_split",
+]
 
 OWNER = "dashboard-test-owner"
 PARKED_KEY = "parked-call-1"
 FINISHED = "reviews-finished"
 LIVE = "reviews-live"
 LARGE = "reviews-large"
+SPLIT = "reviews-split"
 AGENT_RUN = "triage-7"
 ENDPOINT = "http://127.0.0.1:9/v1"
 CHEAP = Decimal("0.0015")
@@ -188,3 +199,31 @@ def build_large(store: LedgerStore, items: int, *, now: float | None = None) -> 
     _claim(store, keys, actor="reviewer", model="model-small", now=now - 600)
     _run(store, LARGE, keys, now=now - 600, limit=None)
     _send(store, "batch-large", keys, provider="anthropic", at=now - 600)
+
+
+def build_split(store: LedgerStore, *, now: float) -> None:
+    """Write into `store` a run of 6 items (actor `splitter`) caught mid-way: 2 in a batch the API has, 1 in a batch
+    whose create is still in flight (no API id yet), 3 queued and not yet in a batch."""
+    keys = [f"split-{i}" for i in range(6)]
+    _claim(store, keys, actor="splitter", model="model-small", now=now - 600)
+    _run(store, SPLIT, keys, now=now - 600, limit="1.00")
+    _send(store, "batch-split", keys[:2], provider="anthropic", at=now - 300)
+    identity = store.identity()
+    store.record_intent(
+        BatchIntent(
+            "batch-split-creating",
+            provider="anthropic",
+            endpoint=ENDPOINT,
+            members=[(keys[2], f"{keys[2]}_{identity}")],
+            request_bytes=100,
+            owner=OWNER,
+            until=now + 3600,
+            now=now - 60,
+        )
+    )
+
+
+def answer_split(store: LedgerStore, *, now: float) -> None:
+    """The split run's batch the API has ends: one answer, one failure."""
+    error = {"class": "BatchRequestErrored", "message": "invalid", "error_type": "invalid_request_error"}
+    _answer(store, "batch-split", [_ok("split-0"), OutcomeRow("split-1", RequestState.FAILED, error=error)], at=now)

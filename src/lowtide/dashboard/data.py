@@ -7,6 +7,7 @@ it, and a page is answered at once with what was last counted (each run says whe
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import replace
@@ -18,9 +19,9 @@ from lowtide.dashboard.cache import NOT_YET, Cached, NotYet
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.records import BatchRecord
 from lowtide.ledger.runs import RunRecord
-from lowtide.ledger.views import Dimension, RequestHistory, RunProgress, TimePoint, plus
+from lowtide.ledger.views import UNFINISHED, Dimension, RequestHistory, RunProgress, TimePoint, plus
 
-__all__ = ["BATCH_WINDOW_SECONDS", "DashboardData", "Json", "money"]
+__all__ = ["BATCH_WINDOW_SECONDS", "DashboardData", "Json", "money", "prompt_text"]
 
 Json = dict[str, object]
 T = TypeVar("T")
@@ -87,7 +88,7 @@ class DashboardData:
                 lambda rid=record.id: self.counting.views.run_progress(rid),
                 deadline,
                 version=record.updated_at,
-                final=lambda found: found is not None and not found.counts["waiting"],
+                final=lambda found: found is not None and not _out(found),
             )
             if progress is NOT_YET:
                 shown.append(_counting(record))
@@ -119,7 +120,7 @@ class DashboardData:
             lambda: self._timeline(self.counting, run_id=run.id),
             deadline,
             version=run.updated_at,
-            final=lambda _: not counts["waiting"],
+            final=lambda _: not _out(progress),
         )
         timeline = None if counted is NOT_YET else counted
         return {
@@ -129,7 +130,7 @@ class DashboardData:
             "items": run.item_count,
             "counts": counts,
             "done": done,
-            "state": "in progress" if counts["waiting"] else "finished",
+            "state": "in progress" if _out(progress) else "finished",
             "created_at": run.created_at,
             "updated_at": run.updated_at,
             "counted_at": counted_at,
@@ -138,7 +139,7 @@ class DashboardData:
             "saved": money(progress.live_usd - progress.spent_usd),
             "worst_case_out": money(progress.worst_case_out_usd),
             "cost_limit": money(Decimal(str(limit))) if limit is not None else None,
-            "eta_seconds": self._eta(progress, timeline, now, deadline) if counts["waiting"] else None,
+            "eta_seconds": self._eta(progress, timeline, now, deadline) if _out(progress) else None,
             "timeline": timeline,
             "retry": f"lowtide retry {run.id}" if counts["failed"] or counts["expired"] else None,
         }
@@ -147,11 +148,12 @@ class DashboardData:
         """When the run's last waiting item should be answered (`eta`): a batch run at its batches' pace, counting
         the batches its unsent items will take; a live run at the rate of its answers."""
         run = progress.run
-        waiting = progress.counts["waiting"]
+        waiting = _out(progress)
         if run.options.get("mode") == "live":
             if timeline is None:
                 return None
-            answered = sum(int(cast("int", point["answers"])) for point in timeline)
+            # A failure ends an item as surely as an answer: both set the run's pace.
+            answered = sum(int(cast("int", p["answers"])) + int(cast("int", p["failures"])) for p in timeline)
             since = float(cast("float", timeline[0]["at"])) if timeline else None
             return live_run_eta(now, answered_since=since, answered=answered, waiting=waiting)
         batches = self._within(f"run-batches:{run.id}", lambda: self.counting.run_store.batches(run.id), deadline)
@@ -217,7 +219,8 @@ class DashboardData:
                 dim: [
                     {
                         "name": line.name,
-                        "answers": line.answers,
+                        "answers": line.answers - line.failures,
+                        "failures": line.failures,
                         "cost": money(line.cost_usd),
                         "live_cost": money(line.live_cost_usd),
                         "saved": money(line.live_cost_usd - line.cost_usd),
@@ -273,6 +276,11 @@ def _counting(run: RunRecord) -> Json:
     }
 
 
+def _out(progress: RunProgress) -> int:
+    """The run's items still out (`UNFINISHED`: pending and waiting): it is in progress while it has any."""
+    return sum(progress.counts[outcome] for outcome in UNFINISHED)
+
+
 def _positive(value: object) -> int | None:
     """A run option that counts something (`items_per_batch`, `max_parallel_batches`), when it is one."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
@@ -307,6 +315,7 @@ def _history(history: RequestHistory) -> Json:
         "max_attempts": record.max_attempts,
         "cost": money(record.cost_usd) if record.cost_usd is not None else None,
         "live_cost": money(record.live_cost_usd) if record.live_cost_usd is not None else None,
+        "prompt": prompt_text(record.params),
         "answer": _answer_text(record.response),
         "error": record.error,
         "created_at": record.created_at,
@@ -328,6 +337,34 @@ def _history(history: RequestHistory) -> Json:
         ],
         "runs": [{"run": run, "index": index} for run, index in history.runs],
     }
+
+
+_CREDENTIAL = re.compile(r"(api[-_]?key|authori[sz]ation|secret|password|token|credential)", re.IGNORECASE)
+"""Names of fields that may hold a credential (`x-api-key`, `Authorization`, `aws_secret_access_key`): a token count
+such as `max_tokens` is a number, and only a field holding text or more is masked."""
+
+
+def prompt_text(params: Mapping[str, object]) -> str:
+    """What a request's page shows of what was sent: the provider's request body as stored, as JSON, every field
+    whose name says it holds a credential masked wherever it sits (a key must never reach a page), at most 8000
+    characters."""
+    import json
+
+    return json.dumps(_masked(params), indent=1, default=str)[:8000]
+
+
+def _masked(value: object) -> object:
+    if isinstance(value, Mapping):
+        fields = cast("Mapping[object, object]", value)
+        return {
+            str(name): "[hidden]"
+            if _CREDENTIAL.search(str(name)) and not isinstance(inner, int | float)
+            else _masked(inner)
+            for name, inner in fields.items()
+        }
+    if isinstance(value, list):
+        return [_masked(inner) for inner in cast("list[object]", value)]
+    return value
 
 
 def _answer_text(response: Mapping[str, object] | None) -> str | None:
@@ -366,9 +403,11 @@ def _coarser(points: list[TimePoint]) -> list[TimePoint]:
 
 
 def _point(p: TimePoint) -> Json:
+    """A bucket as the charts draw it. `answers` counts the results that answered (never a failure: a batch of 120
+    with 15 failed reads 105 answers and 15 failures), `failures` those failed, expired or canceled."""
     return {
         "at": p.at,
-        "answers": p.answers,
+        "answers": p.answers - p.failures,
         "failures": p.failures,
         "cost_usd": float(p.cost_usd),
         "live_cost_usd": float(p.live_cost_usd),

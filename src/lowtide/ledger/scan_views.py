@@ -16,6 +16,7 @@ from lowtide.ledger.records import COPIED, BatchRecord, RequestState
 from lowtide.ledger.views import (
     FAILED_STATES,
     OUTCOMES,
+    UNFINISHED,
     BatchLine,
     Dimension,
     FailureGroup,
@@ -73,7 +74,7 @@ class ScanViews:
             outcome = item_outcome(item.status, state)
             counts[outcome] += 1
             spent += item.cost_usd or 0
-            if outcome == "waiting":
+            if outcome in UNFINISHED:
                 worst += item.worst_case_usd or 0
             keys.append(item.key)
         for record in self.store.requests_for(keys):
@@ -198,4 +199,5 @@ def _spent(line: SpendLine, row: Stored) -> SpendLine:
         line.answers + 1,
         line.cost_usd + _dec(row["cost_usd"]),
         line.live_cost_usd + _dec(row["live_cost_usd"]),
+        line.failures + (row["state"] in FAILED_STATES),
     )

@@ -22,6 +22,7 @@ from lowtide.ledger.runs import RunRecord
 __all__ = [
     "FAILED_STATES",
     "OUTCOMES",
+    "UNFINISHED",
     "BatchLine",
     "Dimension",
     "FailureGroup",
@@ -39,20 +40,27 @@ __all__ = [
     "whole_minutes",
 ]
 
-OUTCOMES: tuple[str, ...] = ("succeeded", "failed", "expired", "canceled", "not-run", "waiting")
-"""Where a run's item stands, as a viewer counts it: final, not run, or still waiting on an answer."""
+OUTCOMES: tuple[str, ...] = ("succeeded", "failed", "expired", "canceled", "not-run", "pending", "waiting")
+"""Where a run's item stands, as a viewer counts it and `lowtide status` does: final, not run, `pending` (not in a
+batch the API has: unsent, or its batch's create still in flight) or `waiting` (in a batch the API has, its answer
+not collected yet)."""
+UNFINISHED: tuple[str, ...] = ("pending", "waiting")
+"""The outcomes of items still out: the run is in progress while it has any, and their worst cases are still out."""
 FAILED_STATES = (RequestState.FAILED.value, RequestState.EXPIRED.value, RequestState.CANCELED.value)
 
 Dimension = Literal["actor", "model", "provider"]
 
 
 def item_outcome(status: str | None, request_state: str | None) -> str:
-    """An item's outcome (one of `OUTCOMES`): what the run decided, else its request's final state, else waiting."""
+    """An item's outcome (one of `OUTCOMES`): what the run decided, else its request's final state, else `waiting` in
+    a batch the API has, else `pending` (as `lowtide status` counts it: `bulk.recorded.resume.item_status`)."""
     if status:
         return status if status in OUTCOMES else "failed"
+    if request_state == RequestState.WAITING.value:
+        return "waiting"
     if request_state is not None and RequestState(request_state).final:
         return request_state
-    return "waiting"
+    return "pending"
 
 
 @dataclass(frozen=True)
@@ -64,7 +72,7 @@ class RunProgress:
     live_usd: Decimal
     """What the run's answers would have cost at live prices."""
     worst_case_out_usd: Decimal
-    """The budget check's worst case of the items still waiting."""
+    """The budget check's worst case of the items still out (`UNFINISHED`: pending and waiting)."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,9 @@ class TimePoint:
     at: float
     """The start of the bucket (seconds since the epoch)."""
     answers: int
+    """Final results, failures among them."""
     failures: int
+    """Those of `answers` failed, expired or canceled."""
     cost_usd: Decimal
     live_cost_usd: Decimal
 
@@ -89,8 +99,11 @@ class TimePoint:
 class SpendLine:
     name: str
     answers: int
+    """Final results, failures among them (as `TimePoint.answers`)."""
     cost_usd: Decimal
     live_cost_usd: Decimal
+    failures: int = 0
+    """Those of `answers` failed, expired or canceled."""
 
 
 @dataclass(frozen=True)
@@ -189,15 +202,15 @@ def totals_spend(
     totals: Iterable[tuple[TotalsKey, TimePoint]], dimension: Dimension, providers: Mapping[str, str]
 ) -> list[SpendLine]:
     """Totals by actor, model or provider (`providers`: batch id -> provider; a live answer's is `live`)."""
-    lines: dict[str, tuple[int, Decimal, Decimal]] = {}
+    lines: dict[str, tuple[int, Decimal, Decimal, int]] = {}
     for (_, batch_id, actor, model), point in totals:
         if dimension == "provider":
             name = providers.get(batch_id, "live") if batch_id else "live"
         else:
             name = actor if dimension == "actor" else model
-        n, cost, live = lines.get(name, (0, Decimal(0), Decimal(0)))
-        lines[name] = (n + point.answers, cost + point.cost_usd, live + point.live_cost_usd)
-    return spend_lines((name, n, cost, live) for name, (n, cost, live) in lines.items())
+        n, cost, live, failed = lines.get(name, (0, Decimal(0), Decimal(0), 0))
+        lines[name] = (n + point.answers, cost + point.cost_usd, live + point.live_cost_usd, failed + point.failures)
+    return spend_lines((name, *line) for name, line in lines.items())
 
 
 def plus(a: TimePoint, b: TimePoint) -> TimePoint:
@@ -207,7 +220,7 @@ def plus(a: TimePoint, b: TimePoint) -> TimePoint:
     )
 
 
-def spend_lines(rows: Iterable[tuple[str, int, Decimal, Decimal]]) -> list[SpendLine]:
-    """Lines of spend, the most spent first."""
-    lines = [SpendLine(str(name), int(n), cost, live) for name, n, cost, live in rows]
+def spend_lines(rows: Iterable[tuple[str, int, Decimal, Decimal, int]]) -> list[SpendLine]:
+    """Lines of spend (name, answers, cost, live cost, failures), the most spent first."""
+    lines = [SpendLine(str(name), int(n), cost, live, int(failed)) for name, n, cost, live, failed in rows]
     return sorted(lines, key=lambda line: (-line.cost_usd, line.name))

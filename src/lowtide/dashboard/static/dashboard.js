@@ -1,7 +1,7 @@
 // lowtide dashboard: polls the JSON of the page shown and draws it. No framework, no build, nothing from the network.
 "use strict";
 
-const OUTCOMES = ["succeeded", "failed", "expired", "canceled", "not-run", "waiting"];
+const OUTCOMES = ["succeeded", "failed", "expired", "canceled", "not-run", "pending", "waiting"];
 const SVG = "http://www.w3.org/2000/svg";
 let refreshSeconds = 2;
 let timer = null;
@@ -190,8 +190,8 @@ function renderBatches(data) {
 }
 
 function spendTable(lines, dim) {
-  return table([dim, "answers", "cost", "at live price", "saved"],
-    lines.map((l) => [l.name, String(l.answers), l.cost, l.live_cost, l.saved]), { "data-by": dim });
+  return table([dim, "answers", "failures", "cost", "at live price", "saved"],
+    lines.map((l) => [l.name, String(l.answers), String(l.failures), l.cost, l.live_cost, l.saved]), { "data-by": dim });
 }
 
 function renderMoney(data) {
@@ -240,6 +240,7 @@ function renderRequest(data) {
     data.runs.length ? el("p", {}, "In runs: ", data.runs.map((r) => `${r.run} item ${r.index}`).join(", ")) : null,
     el("h2", {}, "Batches"), table(["batch", "API id", "state", "sent as", "create steps", "reconcile note", "intent"], batches, { id: "request-batches" }),
     el("h2", {}, "Results"), table(["at", "batch", "state", "cost", "error"], results, { id: "request-results" }),
+    el("h2", {}, "Prompt"), el("pre", { id: "request-prompt" }, data.prompt),
     data.answer !== null ? el("div", {}, el("h2", {}, "Answer"), el("pre", { id: "request-answer" }, data.answer)) : null,
     data.error ? el("div", {}, el("h2", {}, "Error"), el("pre", { id: "request-error" }, JSON.stringify(data.error, null, 1))) : null));
 }

@@ -19,6 +19,7 @@ from lowtide.ledger.runs import run_record
 from lowtide.ledger.views import (
     FAILED_STATES,
     OUTCOMES,
+    UNFINISHED,
     BatchLine,
     Dimension,
     FailureGroup,
@@ -69,7 +70,7 @@ class PostgresViews:
             counts[outcome] += int(group["n"])
             spent += group["cost"]
             live += group["live"]
-            if outcome == "waiting":
+            if outcome in UNFINISHED:
                 worst += group["worst"]
         return RunProgress(run_record(row), counts, spent, live, worst)
 
@@ -164,14 +165,17 @@ def _timeline(bucket_seconds: float, run_id: str | None) -> Op[list[TimePoint]]:
 def _spend_by(dimension: Dimension) -> Op[list[SpendLine]]:
     if dimension == "provider":
         reply = yield Sql(
-            "SELECT COALESCE(b.provider, 'live'), sum(t.answers), sum(t.cost_usd), sum(t.live_cost_usd)"
-            " FROM result_totals t LEFT JOIN batches b ON b.id = t.batch_id GROUP BY 1"
+            "SELECT COALESCE(b.provider, 'live'), sum(t.answers), sum(t.cost_usd), sum(t.live_cost_usd),"
+            " sum(t.failures) FROM result_totals t LEFT JOIN batches b ON b.id = t.batch_id GROUP BY 1"
         )
     elif dimension == "actor":
-        reply = yield Sql("SELECT actor, sum(answers), sum(cost_usd), sum(live_cost_usd) FROM result_totals GROUP BY 1")
+        reply = yield Sql(f"SELECT actor, {_SUMS} FROM result_totals GROUP BY 1")
     else:
-        reply = yield Sql("SELECT model, sum(answers), sum(cost_usd), sum(live_cost_usd) FROM result_totals GROUP BY 1")
-    return spend_lines((str(r[0]), int(r[1]), Decimal(r[2]), Decimal(r[3])) for r in reply.rows)
+        reply = yield Sql(f"SELECT model, {_SUMS} FROM result_totals GROUP BY 1")
+    return spend_lines((str(r[0]), int(r[1]), Decimal(r[2]), Decimal(r[3]), int(r[4] or 0)) for r in reply.rows)
+
+
+_SUMS = "sum(answers), sum(cost_usd), sum(live_cost_usd), sum(failures)"
 
 
 def _failure_groups(limit: int) -> Op[list[FailureGroup]]:

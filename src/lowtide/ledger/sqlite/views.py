@@ -18,6 +18,7 @@ from lowtide.ledger.sqlite.schema import REQUEST_OUTCOME, REQUEST_STATE
 from lowtide.ledger.views import (
     FAILED_STATES,
     OUTCOMES,
+    UNFINISHED,
     BatchLine,
     Dimension,
     FailureGroup,
@@ -77,7 +78,7 @@ class SqliteViews:
             counts[outcome] += int(row["n"])
             spent += _money(row["cost"])
             live += _money(row["live"])
-            if outcome == "waiting":
+            if outcome in UNFINISHED:
                 worst += _money(row["worst"])
         return RunProgress(run_record(rows[0]), counts, spent, live, worst)
 
@@ -140,17 +141,18 @@ class SqliteViews:
         if dimension == "provider":
             query = (
                 "SELECT COALESCE(b.provider, 'live') AS name, SUM(t.answers) AS n, TOTAL(t.cost_usd) AS cost,"
-                " TOTAL(t.live_cost_usd) AS live FROM result_totals t LEFT JOIN batches b ON b.id = t.batch_id"
+                " TOTAL(t.live_cost_usd) AS live, SUM(t.failures) AS failed"
+                " FROM result_totals t LEFT JOIN batches b ON b.id = t.batch_id"
                 " GROUP BY name"
             )
         else:
             column = {"actor": "actor", "model": "model"}[dimension]
             query = (
-                f"SELECT {column} AS name, SUM(answers) AS n, TOTAL(cost_usd) AS cost, TOTAL(live_cost_usd) AS live"
-                f" FROM result_totals GROUP BY name"
+                f"SELECT {column} AS name, SUM(answers) AS n, TOTAL(cost_usd) AS cost, TOTAL(live_cost_usd) AS live,"
+                f" SUM(failures) AS failed FROM result_totals GROUP BY name"
             )
         rows = self.ledger.select(query)
-        return spend_lines((r["name"], r["n"], _money(r["cost"]), _money(r["live"])) for r in rows)
+        return spend_lines((r["name"], r["n"], _money(r["cost"]), _money(r["live"]), r["failed"] or 0) for r in rows)
 
     def failure_groups(self, *, limit: int = 50) -> list[FailureGroup]:
         rows = self.ledger.select(
