@@ -12,7 +12,7 @@ import openai
 from _compat_apis import GROQ_KEY
 from _httpx_bridge import Httpx2Bridge
 from _openai_provider_support import openai_client
-from _support import API_KEY, World, set_env, world
+from _support import API_KEY, World, emulated_aws_credentials, world
 from step_context import Context, given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions, StreamEvent
@@ -138,15 +138,7 @@ def step_streaming_actor(context: Context, api: str, mode: str) -> None:
 def _bedrock_url(w: World) -> str:
     """The scenario's emulator on a loopback socket (boto3 speaks no in-process transport), with AWS credentials of
     no meaning in the environment (the emulator checks no signature)."""
-    for variable, value in {
-        "AWS_ACCESS_KEY_ID": "AKIDLOWTIDEEMULATOR",
-        "AWS_SECRET_ACCESS_KEY": "not-a-secret",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_EC2_METADATA_DISABLED": "true",
-        "AWS_PROFILE": None,
-        "AWS_ENDPOINT_URL": None,
-    }.items():
-        set_env(w, variable, value)
+    emulated_aws_credentials(w)
     return w.serve_emulator(w.emu)
 
 
