@@ -23,6 +23,7 @@ Feature: An actor's answer streamed as it is written
       | gemini                    | 1       |
       | mistral                   | 1       |
       | azure_openai              | 1       |
+      | bedrock                   | 1       |
 
   Scenario Outline: A tool call streams its id and name first, then its arguments, through <api>
     Given a streaming actor on <api> in live mode
@@ -37,6 +38,7 @@ Feature: An actor's answer streamed as it is written
       | openai chat_completions |
       | gemini                  |
       | mistral                 |
+      | bedrock                 |
 
   Scenario: In batch mode the stream is the finished answer, kept in the ledger and never paid twice
     Given a streaming actor on anthropic in batch mode
@@ -50,6 +52,13 @@ Feature: An actor's answer streamed as it is written
 
   Scenario: A stream cut half-way is an error, never a short answer
     Given a streaming actor on anthropic in live mode
+    And the API's streams are cut after their second piece of text
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
+    Then the stream gave 2 pieces of text and then failed with StreamInterruptedError
+    And the API streamed its answer 1 times
+
+  Scenario: A Bedrock ConverseStream whose connection breaks half-way is an error, never a short answer
+    Given a streaming actor on bedrock in live mode
     And the API's streams are cut after their second piece of text
     When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
     Then the stream gave 2 pieces of text and then failed with StreamInterruptedError

@@ -755,6 +755,20 @@ def _stdin(stream: io.TextIOWrapper) -> Iterator[None]:
         sys.stdin = previous
 
 
+def emulated_aws_credentials(w: World) -> None:
+    """AWS credentials of no meaning in the environment for the rest of the scenario (the usual chain finds them; the
+    emulator checks no signature), and no endpoint or profile of the machine's."""
+    for variable, value in {
+        "AWS_ACCESS_KEY_ID": "AKIDLOWTIDEEMULATOR",
+        "AWS_SECRET_ACCESS_KEY": "not-a-secret",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "AWS_PROFILE": None,
+        "AWS_ENDPOINT_URL": None,
+    }.items():
+        set_env(w, variable, value)
+
+
 def set_env(w: World, variable: str, value: str | None) -> None:
     """Set (or with None, unset) a variable for the rest of the scenario; put back as it was afterwards."""
     previous = os.environ.get(variable)

@@ -8,7 +8,7 @@ import datetime
 from typing import Any
 
 import boto3
-from _support import World, dead_intent, set_env, world, yaml_doc
+from _support import World, dead_intent, emulated_aws_credentials, set_env, world, yaml_doc
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from step_context import Context, given, then, when
@@ -59,15 +59,7 @@ def step_aws_account(context: Context, seconds: float) -> None:
     """The emulator on a loopback socket, on the scenario's clock, and AWS credentials of no meaning in the
     environment (the usual chain finds them; the emulator checks no signature)."""
     w = world(context)
-    for variable, value in {
-        "AWS_ACCESS_KEY_ID": "AKIDLOWTIDEEMULATOR",
-        "AWS_SECRET_ACCESS_KEY": "not-a-secret",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_EC2_METADATA_DISABLED": "true",
-        "AWS_PROFILE": None,
-        "AWS_ENDPOINT_URL": None,
-    }.items():
-        set_env(w, variable, value)
+    emulated_aws_credentials(w)
     w.serve_emulator(processing_seconds=seconds)
 
 

@@ -12,7 +12,7 @@ import openai
 from _compat_apis import GROQ_KEY
 from _httpx_bridge import Httpx2Bridge
 from _openai_provider_support import openai_client
-from _support import API_KEY, World, world
+from _support import API_KEY, World, emulated_aws_credentials, world
 from step_context import Context, given, then, when
 
 from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions, StreamEvent
@@ -28,6 +28,7 @@ _MODELS = {
     "gemini": "gemini-2.5-flash",
     "mistral": "mistral-small-latest",
     "azure_openai": "tide-stream",
+    "bedrock": "amazon.nova-micro-v1:0",
 }
 _TOOL = {
     "name": "record_tide",
@@ -43,6 +44,7 @@ class _Notes(Protocol):
     stream_error: BaseException | None
     streaming: Recording
     middleware_saw: list[tuple[str, str]]
+    on_bedrock: bool
 
 
 class StreamingContext(Context, _Notes, Protocol):
@@ -136,8 +138,18 @@ def _settings(api: str, mode: str) -> dict[str, Any]:
 @given("a streaming actor on {api} in {mode:w} mode")
 def step_streaming_actor(context: Context, api: str, mode: str) -> None:
     c, w = _c(context), world(context)
-    c.streaming = Recording(w.transport())
-    w.add_actor(_settings(api, mode), client=_client(w, api, c.streaming))
+    c.streaming, c.on_bedrock = Recording(w.transport()), api == "bedrock"
+    if c.on_bedrock:
+        w.add_actor({**_settings(api, mode), "base_url": _bedrock_url(w)}, client=None)
+    else:
+        w.add_actor(_settings(api, mode), client=_client(w, api, c.streaming))
+
+
+def _bedrock_url(w: World) -> str:
+    """The scenario's emulator on a loopback socket (boto3 speaks no in-process transport), with AWS credentials of
+    no meaning in the environment (the emulator checks no signature)."""
+    emulated_aws_credentials(w)
+    return w.serve_emulator(w.emu)
 
 
 @given("a streaming actor on {api} in live mode, with a middleware that notes each call")
@@ -184,7 +196,11 @@ def step_plain_provider(context: Context) -> None:
 
 @given("the API's streams are cut after their second piece of text")
 def step_cut(context: Context) -> None:
-    _c(context).streaming.cut = True
+    c = _c(context)
+    if getattr(c, "on_bedrock", False):  # the frames of AWS's event stream: messageStart, then a text delta each
+        world(context).emu.faults.cut("bedrock.converse_stream", after_lines=3)
+    else:
+        c.streaming.cut = True
 
 
 def _stream(context: Context, prompt: str, **arguments: Any) -> None:
@@ -303,7 +319,10 @@ def step_same_as_run(context: Context) -> None:
 
 @then("the API streamed its answer {count:d} times")
 def step_streamed_count(context: Context, count: int) -> None:
-    assert _c(context).streaming.streams == count, _c(context).streaming.streams
+    c = _c(context)
+    on_bedrock = getattr(c, "on_bedrock", False)
+    streams = world(context).emu.calls["bedrock.converse_stream"] if on_bedrock else c.streaming.streams
+    assert streams == count, streams
 
 
 @then('the first tool-call piece names "{tool}" with the call\'s id')

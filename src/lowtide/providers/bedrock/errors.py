@@ -7,7 +7,8 @@ botocore raises `ClientError` for every error answer, its `response["Error"]["Co
 `ResponseMetadata` the HTTP status and request id: the class is the status's (`api_error_from_status`), but for the
 names that mean more than their status. A connection that could not be made is `APIUnreachableError`; a timeout
 `APITimeoutError`; a connection closed before or while the answer came (`ConnectionClosedError`, a body cut short)
-`APIConnectionError`, whose outcome is unknown."""
+`APIConnectionError`, whose outcome is unknown (urllib3's own errors too: a ConverseStream's events are read from
+its body, and botocore passes them on as they are)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from botocore import exceptions
+from urllib3 import exceptions as transport
 
 from lowtide import (
     APIConnectionError,
@@ -99,6 +101,12 @@ def translated(exc: BaseException) -> APIError | None:
             return APIConnectionError(f"The connection to AWS failed: {exc}")
         case exceptions.BotoCoreError():
             return APIError(f"The boto3 client failed: {type(exc).__name__}: {exc}")
+        # ConverseStream's events are read from urllib3's body as they come, and botocore passes its errors on as
+        # they are: a connection broken or stalled mid-stream.
+        case transport.ReadTimeoutError():
+            return APITimeoutError("AWS did not send the rest of its stream in time.")
+        case transport.HTTPError():
+            return APIConnectionError(f"The connection to AWS broke while its answer streamed: {exc}")
         case _:
             return None
 
