@@ -256,11 +256,11 @@ class CrashLibrary(CrashChecks):
     def wait_for_client(self, name: str, timeout: float = 180.0) -> int:
         """Wait for the client to exit and return its exit code (negative: killed by that signal).
 
-        A client still running after `timeout` seconds is a hang: its stacks are logged (SIGUSR1 makes it print
-        them), it is stopped and the keyword fails.
+        A client still running after `timeout` seconds (counted as a free core's: `Process.wait_unless_stuck`) is a
+        hang: its stacks are logged (SIGUSR1 makes it print them), it is stopped and the keyword fails.
         """
         client = self._process_client(name)
-        code = client.wait(timeout)
+        code = client.wait_unless_stuck(timeout)
         if code is None:
             # Every client still running prints its stacks: a hang is often one client waiting on another.
             running = [c for c in self._clients.values() if isinstance(c, _Client) and c.code is None]
@@ -273,7 +273,8 @@ class CrashLibrary(CrashChecks):
                     logger.info(f"{other.name}, still running too:\nstderr:\n{_tail(other.stderr, 80)}")
             client.stop()
             raise AssertionError(
-                f"{name} was still running after {timeout:g} s (a hang); stopped it.\n"
+                f"{name} was still running after {timeout:g} s of a free core ({client.seconds:.0f} s of wall; a hang);"
+                f" stopped it.\n"
                 f"stdout:\n{client.stdout}\nstderr:\n{_tail(client.stderr, 80)}"
             )
         logger.info(

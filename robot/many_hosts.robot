@@ -2,7 +2,7 @@
 Test Timeout        10 minutes    # stuck, not slow: the longest take a few minutes on a loaded machine
 Documentation       Three worker processes, each standing for a host of its own (its own LOWTIDE_HOST_ID, so that the
 ...                 others know it only by its lease in the database), share one PostgreSQL ledger in batch mode and
-...                 answer 30,000 concurrent calls between them: 9,000 keys of each host's own and the same 1,000 keys
+...                 answer 15,000 concurrent calls between them: 4,000 keys of each host's own and the same 1,000 keys
 ...                 asked on every host. The host whose window closes first (host-b's: 5 s, the others' 40 s) takes
 ...                 the calls the others have claimed by then into its batch (coalescing across hosts), and is killed
 ...                 with SIGKILL while it polls that batch; the others, waiting on it, take it over once its lease has
@@ -24,7 +24,7 @@ Test Tags           postgres
 
 *** Variables ***
 ${PROCESSING}       3
-${OWN}              9000
+${OWN}              4000
 ${SHARED}           1000
 ${LEASE}            3
 ${LIMIT}            300
@@ -36,7 +36,7 @@ ${LATER_WINDOW}     40
 
 
 *** Test Cases ***
-Three Hosts On One PostgreSQL Ledger Pay Once For 30,000 Calls, And Take Over A Killed Host's Work
+Three Hosts On One PostgreSQL Ledger Pay Once For 15,000 Calls, And Take Over A Killed Host's Work
     ${ledger}=    Create PostgreSQL Database
     ${barrier}=    New Barrier
     FOR    ${host}    IN    host-a    host-b    host-c

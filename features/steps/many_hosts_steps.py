@@ -61,6 +61,8 @@ class Context(StepContext, Protocol):
 
 _MODEL = "claude-sonnet-5-5"
 _HANG = 60.0
+_TIMER = 30.0
+"""Seconds a waiting host reads the ledger at most by its own timer (its watch of another host's batch, its lease)."""
 
 
 @dataclass
@@ -144,7 +146,9 @@ def step_host_actor(context: Context, host: str, poll: float) -> None:
     state = hosts(context)
     client = anthropic.AsyncAnthropic(base_url=state.api, api_key="hosts-key", max_retries=0)
     # Reading the ledger every 30 seconds at most: only the database's notice can wake a waiting host sooner.
-    actor = Actor(_actor_settings(f"agent-{host}", poll=poll, lease=30, watch=30), client=client, ledger=state.url)
+    actor = Actor(
+        _actor_settings(f"agent-{host}", poll=poll, lease=_TIMER, watch=_TIMER), client=client, ledger=state.url
+    )
     state.actors[host] = actor
     context.cleanups.append(actor.aclose)
 
@@ -517,13 +521,15 @@ def step_created_once(context: Context, count: int) -> None:
     assert set(emulator.created_custom_ids.values()) == {1}, emulator.created_custom_ids
 
 
-@then('host "{later}" had its answers less than {seconds:g} seconds after host "{earlier}"')
-def step_woken_soon(context: Context, later: str, seconds: float, earlier: str) -> None:
+@then('host "{later}" had its answers from the database\'s notice, long before a timer of its own could fire')
+def step_woken_soon(context: Context, later: str) -> None:
     state = hosts(context)
-    first = max(at for _, at in state.answered[earlier])
+    first = max(at for _, at in state.answered["host-a"])
     then_ = max(at for _, at in state.answered[later])
-    # Its own poller would have looked again only after 100 seconds: the database's notice woke it.
-    assert then_ - first < seconds, then_ - first
+    # The waiting host's own timers are 30 seconds (its watch) and 100 (its poller): answers within a third of the
+    # shortest can only have come from the database's notice. A third, not "2 seconds": on a machine loaded to 28 the
+    # notice's path took 2.3 s, and the margin is what tells a notice from a timer, not how fast the machine is.
+    assert then_ - first < _TIMER / 3, f"{then_ - first:.1f} s after host-a: woken by a timer, not the notice"
 
 
 @then("the ledger holds {requests:d} requests and {batches:d} batch, collected")
