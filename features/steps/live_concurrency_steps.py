@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -480,6 +481,32 @@ def step_report(context: Context, said: str) -> None:
     else:
         stamp = datetime.fromisoformat(when.removeprefix("full at ").replace("Z", "+00:00")).timestamp()
         assert budget.reset_at == stamp, budget
+
+
+@given(
+    "each call takes from 0 to {to:g} seconds to reach the API and from 0 to {back:g} to come back, as drawn with seed"
+    " {seed:d}"
+)
+def step_loaded_machine(context: Context, to: float, back: float, seed: int) -> None:
+    lv = live(context)
+    api = lv.api()
+    inner = api.transport()
+    clock = lv.clock
+    draws = random.Random(seed)
+
+    class Loaded(httpx2.AsyncBaseTransport):
+        """A loaded machine's event loops: each call's way to the API, and its answer's way back, takes its time."""
+
+        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+            if not request.url.path.endswith("/messages"):
+                return await inner.handle_async_request(request)
+            await clock.sleep(draws.random() * to)
+            response = await inner.handle_async_request(request)
+            await clock.sleep(draws.random() * back)
+            return response
+
+    http = httpx2.AsyncClient(transport=Loaded(), base_url=api.base_url)
+    lv.client = anthropic.AsyncAnthropic(api_key="live-key", base_url=api.base_url, http_client=http, max_retries=0)
 
 
 @given("the first {count:d} calls take {seconds:g} seconds to reach the API, and the others none")

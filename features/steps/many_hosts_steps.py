@@ -769,13 +769,16 @@ def step_store_results(context: Context, batch_id: str) -> None:
     )
 
 
-@then("all {count:d} processes were woken within {seconds:g} seconds")
-def step_all_woken(context: Context, count: int, seconds: float) -> None:
+@then("all {count:d} processes were woken by the notice, long before their guard of 60 seconds")
+def step_all_woken(context: Context, count: int) -> None:
     for thread in context.many_hosts_listeners:
         thread.join(_HANG)
     woken = hosts(context).woken
     assert len(woken) == count, woken
-    assert max(woken) - context.many_hosts_stored_at < seconds, [at - context.many_hosts_stored_at for at in woken]
+    # Only the notice sets their events (their guard is _HANG): a third of it tells a notice that came from one that
+    # did not, on a machine however loaded, where "2 seconds" measured the machine.
+    after = [round(at - context.many_hosts_stored_at, 2) for at in woken]
+    assert max(after) < _HANG / 3, after
 
 
 # -- gathering pending calls across processes (SKIP LOCKED) ----------------------------------------------------------

@@ -71,18 +71,27 @@ class BucketState:
         if limit is not None and self.level is not None:
             self.level = min(float(limit), self.level + amount)
 
-    def learn(self, configured: int | None, budget: TellsBudget) -> None:
+    def learn(self, configured: int | None, budget: TellsBudget, since: float = 0.0) -> None:
+        """What an answer's headers told, `since` seconds ago, with the bucket already refilled to now.
+
+        The API said what remained when it answered, before the answer travelled here: it has refilled since, but by
+        no more than `since` seconds' worth (the refill before the answer left is in what it said). Counting the
+        refill from this process's last look instead, as if the API had said it then, believes in refill the API
+        already counted: on a loaded machine the first answers come seconds after their calls were taken, and the
+        bucket believed in calls the API did not have (a 429 where the quota saw room).
+        """
         self.learned = budget.limit
         limit = min(budget.limit, configured) if configured is not None else budget.limit
+        told = float(min(budget.remaining, limit)) + max(0.0, since) * limit / 60.0
         if self.level is None:
             # The first budget told may not count the other calls sent before it: count them (at worst twice, for
             # a moment, until the next answers tell).
-            self.level = max(0.0, float(min(budget.remaining, limit)) - self.untracked)
+            self.level = max(0.0, min(told, float(limit)) - self.untracked)
             self.untracked = 0.0
-        if budget.remaining <= self.level - 1:
+        if told <= self.level - 1:
             # Lowered only by a whole call or more: the API rounds what remains down to a whole number, so a header
             # a fraction below is the same budget, and taking it as less would slow every call for nothing.
-            self.level = float(budget.remaining)
+            self.level = told
         self.level = min(self.level, float(limit))
 
     def as_json(self) -> list[float | int | None]:

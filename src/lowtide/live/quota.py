@@ -76,9 +76,12 @@ class _Unsent:
     input: float = 0.0
     output: float = 0.0
     report: QuotaReport | None = None
+    report_at: float = 0.0
+    """When the report's answer arrived (the quota's clock)."""
     pause_until: float = 0.0
 
-    def apply(self, state: ScopeState, limits: QuotaLimits) -> None:
+    def apply(self, state: ScopeState, limits: QuotaLimits, now: float) -> None:
+        """Tell the store, its buckets refilled to `now`."""
         if self.report is not None:
             for bucket, configured, budget in (
                 (state.requests, limits.rpm, self.report.requests),
@@ -87,7 +90,7 @@ class _Unsent:
                 (state.tokens, limits.tpm, self.report.tokens),
             ):
                 if budget is not None:
-                    bucket.learn(configured, budget)
+                    bucket.learn(configured, budget, since=now - self.report_at)
         state.input.give(state.input.limit(limits.input_tpm), self.input)
         state.output.give(state.output.limit(limits.output_tpm), self.output)
         state.tokens.give(state.tokens.limit(limits.tpm), self.input + self.output)
@@ -163,17 +166,14 @@ class Quota:
         """In the store's update: settle what is unsent, refill, and take the call's share if it fits (0.0), else
         the seconds to wait."""
         limits = self.limits
-        self._unsent.apply(state, limits)
-        elapsed = state.elapsed(now)
-        since = now - elapsed
+        self._refill(state, now)
+        self._unsent.apply(state, limits, now)
         needs = (
             (state.requests, state.requests.limit(limits.rpm), 1),
             (state.input, state.input.limit(limits.input_tpm), input_tokens),
             (state.output, state.output.limit(limits.output_tpm), output_tokens),
             (state.tokens, state.tokens.limit(limits.tpm), input_tokens + output_tokens),
         )
-        for (bucket, limit, _), (start, end) in zip(needs, self._no_refill, strict=True):
-            bucket.refill(limit, elapsed - max(0.0, min(now, end) - max(since, start)))
         self._known = (needs[0][1], needs[1][1], needs[2][1], needs[3][1])
         if state.pauses > self._pauses_seen:
             self._pauses_seen = state.pauses
@@ -188,6 +188,21 @@ class Quota:
                     self._no_refill[i] = (now, now + _ON_THE_WAY)
                 bucket.take(limit, amount)
         return wait
+
+    def _refill(self, state: ScopeState, now: float) -> None:
+        """Each bucket refilled to `now` at its limit in force, but for the time a call taken from it full was on
+        its way to the API (`_ON_THE_WAY`); before what the headers told is applied, which is as of now."""
+        limits = self.limits
+        elapsed = state.elapsed(now)
+        since = now - elapsed
+        buckets = (
+            (state.requests, limits.rpm),
+            (state.input, limits.input_tpm),
+            (state.output, limits.output_tpm),
+            (state.tokens, limits.tpm),
+        )
+        for (bucket, configured), (start, end) in zip(buckets, self._no_refill, strict=True):
+            bucket.refill(bucket.limit(configured), elapsed - max(0.0, min(now, end) - max(since, start)))
 
     def release(self, permit: Permit, *, input_tokens: int | None = None, output_tokens: int | None = None) -> None:
         """The call ended: its slot back, and its tokens settled to what it used (None: it used what it took),
@@ -217,7 +232,9 @@ class Quota:
         return self.paused_until
 
     def _told(self, state: ScopeState) -> None:
-        self._unsent.apply(state, self.limits)
+        now = self.clock.now()
+        self._refill(state, now)
+        self._unsent.apply(state, self.limits, now)
         self._pauses_seen = state.pauses
         if state.paused_until > self.paused_until:
             self._paused(state.paused_until)
@@ -244,6 +261,7 @@ class Quota:
         buckets now hold admission to the known budget, so the cap opens to `max_concurrency` (not during the slow
         start after a pause, nor on a 429's headers)."""
         self._unsent.report = report
+        self._unsent.report_at = self.clock.now()
         opens = not report.empty and report.retry_after is None and not self._slow_start
         if opens and self.cap < self.limits.max_concurrency:
             self.cap = self.limits.max_concurrency
