@@ -758,14 +758,9 @@ def _stdin(stream: io.TextIOWrapper) -> Iterator[None]:
 def emulated_aws_credentials(w: World) -> None:
     """AWS credentials of no meaning in the environment for the rest of the scenario (the usual chain finds them; the
     emulator checks no signature), and no endpoint or profile of the machine's."""
-    for variable, value in {
-        "AWS_ACCESS_KEY_ID": "AKIDLOWTIDEEMULATOR",
-        "AWS_SECRET_ACCESS_KEY": "not-a-secret",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_EC2_METADATA_DISABLED": "true",
-        "AWS_PROFILE": None,
-        "AWS_ENDPOINT_URL": None,
-    }.items():
+    from lowtide.emulator.bedrock import CLIENT_ENVIRONMENT
+
+    for variable, value in CLIENT_ENVIRONMENT.items():
         set_env(w, variable, value)
 
 

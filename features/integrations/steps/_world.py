@@ -12,6 +12,7 @@ from step_context import Context
 
 from lowtide import Actor
 from lowtide.emulator import Emulator, RunningServer, serve_in_thread
+from lowtide.emulator.bedrock import CLIENT_ENVIRONMENT
 from lowtide.emulator.bedrock.emulation import BedrockEmulation
 from lowtide.emulator.bedrock.s3 import DEFAULT_BUCKET
 
@@ -32,14 +33,7 @@ class ServedProvider:
     provider_options: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
-_AWS = {
-    "AWS_ACCESS_KEY_ID": "AKIDLOWTIDEEMULATOR",
-    "AWS_SECRET_ACCESS_KEY": "not-a-secret",
-    "AWS_DEFAULT_REGION": "us-east-1",
-    "AWS_EC2_METADATA_DISABLED": "true",
-    "AWS_PROFILE": None,
-    "AWS_ENDPOINT_URL": None,
-}
+_AWS = dict(CLIENT_ENVIRONMENT)
 _BEDROCK_JOBS = {"s3_bucket": DEFAULT_BUCKET, "role_arn": "arn:aws:iam::123456789012:role/lowtide-batch"}
 SERVED_PROVIDERS = {
     "groq": ServedProvider("llama-3.1-8b-instant", {"GROQ_API_KEY": "gsk-emulator-key"}),
