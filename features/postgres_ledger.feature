@@ -59,7 +59,7 @@ Feature: A PostgreSQL ledger, named by URL
     Given an actor in batch mode whose ledger is the scenario's PostgreSQL database
     And another connection holds the ledger's requests table locked, released by itself after 5 seconds at the latest
     When it starts a call while a ticker counts every 0.01 seconds in the same event loop, for 1 second
-    Then the ticker advanced at least 40 times meanwhile
+    Then the ticker advanced meanwhile at least a quarter as often as it did alone
     And the call is not answered yet: the database shows its write waiting on the lock
     When the other connection commits
     Then the started call is answered within 30 seconds

@@ -46,6 +46,7 @@ class PostgresWorld:
     locker_lock: threading.Lock = field(default_factory=threading.Lock)
     started: asyncio.Task[ActorResponse[Any]] | None = None
     ticks: int = 0
+    ticks_alone: int = 0
     took: float = 0.0
     """Real seconds the last call took, answered or failed."""
 
@@ -368,6 +369,11 @@ def step_call_with_ticker(context: Context, interval: float, seconds: float) -> 
             state.ticks += 1
 
     async def start() -> None:
+        # First the ticker alone, for as long: what this loop ticks on this machine at its load, to compare with.
+        ticker = asyncio.ensure_future(tick())
+        await asyncio.sleep(seconds)
+        ticker.cancel()
+        state.ticks_alone, state.ticks = state.ticks, 0
         state.started = asyncio.ensure_future(actor.run("Hello"))
         ticker = asyncio.ensure_future(tick())
         await asyncio.sleep(seconds)
@@ -388,10 +394,16 @@ def step_waiting_on_lock(context: Context) -> None:
     assert any("requests" in str(query) for (query,) in waiting), waiting
 
 
-@then("the ticker advanced at least {count:d} times meanwhile")
-def step_ticks(context: Context, count: int) -> None:
-    ticks = pg(context).ticks
-    assert ticks >= count, f"the ticker advanced {ticks} times: the event loop was blocked"
+@then("the ticker advanced meanwhile at least a quarter as often as it did alone")
+def step_ticks(context: Context) -> None:
+    # A loop blocked by the write would tick once at most; a free one about as often as alone, less what the call
+    # computes meanwhile (its SDK loads in a thread that shares the GIL). Against the ticks alone, not a fixed count:
+    # at load 30 a free loop ticked 31 times in the second, not 100.
+    state = pg(context)
+    assert state.ticks_alone >= 10, f"the ticker alone advanced {state.ticks_alone} times: the machine is too slow"
+    assert state.ticks >= state.ticks_alone / 4, (
+        f"the ticker advanced {state.ticks} times, {state.ticks_alone} alone: the event loop was blocked"
+    )
 
 
 @when("the other connection commits")
