@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from lowtide_echo_plugin import EchoProvider
 
-LOAD_SECONDS = 2.0
+LOAD_SECONDS = 4.0
 time.sleep(LOAD_SECONDS)
 
 
