@@ -71,14 +71,21 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
         | A workbook under a password        | locked.xlsx  | an Excel workbook, protected by the password "tide"             | is an Excel workbook (.xlsx) protected by a password (it is encrypted): save a copy without the password first |
         | A page of scripts alone            | blank.html   | the text "<html><body><script>go()</script></body></html>"       | is an HTML page (.html) that holds no text once converted; there is nothing to send |
 
-    Scenario: Without the converter installed, an office file is refused naming the extra, and an HTML page travels as it is
+    Scenario: Without the converter installed, an office file is refused naming the extra, a damaged one as damaged, and an HTML page travels as it is
+      # A file that is no zip archive is refused before the converter is loaded (its import: seconds of CPU).
       Given "report.docx" in the input folder is a Word document
+      And "broken.docx" in the input folder is the bytes b'PK\x03\x04\x14\x00\x06 cut short'
       And "page.html" in the input folder is the text "<p>High water at noon</p>"
       And markitdown cannot be imported
       When the block for "report.docx" is built
       Then the input is refused with:
         """
         report.docx: is a Word document (.docx): lowtide sends it as text converted by markitdown, which is not installed (pip install 'lowtide[documents]')
+        """
+      When the block for "broken.docx" is built
+      Then the input is refused with:
+        """
+        broken.docx: is a Word document (.docx) that could not be converted to text: File is not a zip file
         """
       When the block for "page.html" is built
       Then the block is a text document titled "page.html" holding "<p>High water at noon</p>"

@@ -53,8 +53,7 @@ Feature: The public API
     Then lowtide.__version__ is the version of the installed distribution
 
   Scenario: Importing lowtide loads no provider's SDK until an actor of that provider needs it
-    When a new Python process imports lowtide
-    Then neither the anthropic nor the openai SDK was imported
+    # That `import lowtide` alone loads neither SDK is the outline's first row below (it names every SDK).
     When a new Python process imports lowtide and asks it for ClaudeBatchProvider
     Then the anthropic SDK was imported, and the openai SDK was not
 

@@ -124,19 +124,9 @@ def step_none_of(context: Context, packages: str) -> None:
     assert not loaded, f"imported: {', '.join(loaded)}"
 
 
-@when("a new Python process imports lowtide")
-def step_import_fresh(context: Context) -> None:
-    context.modules = _modules_after("import lowtide")
-
-
 @when("a new Python process imports lowtide and asks it for ClaudeBatchProvider")
 def step_import_claude(context: Context) -> None:
     context.modules = _modules_after("import lowtide\nlowtide.ClaudeBatchProvider")
-
-
-@then("neither the anthropic nor the openai SDK was imported")
-def step_no_sdk(context: Context) -> None:
-    assert not {"anthropic", "openai"} & context.modules, sorted({"anthropic", "openai"} & context.modules)
 
 
 @then("the anthropic SDK was imported, and the openai SDK was not")

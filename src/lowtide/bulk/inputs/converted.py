@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import io
 import threading
+import zipfile
 from collections import OrderedDict
 from typing import Protocol, cast
 
@@ -118,6 +119,8 @@ def _convert(suffix: str, data: bytes) -> str:
         raise ConversionProblem(
             f"is {what} ({suffix}) protected by a password (it is encrypted): save a copy without the password first"
         )
+    if suffix in _OOXML:
+        _check_archive(what, suffix, data)
     converter = _loaded(suffix)
     stream_info = importlib.import_module("markitdown").StreamInfo(extension=suffix, charset=_charset(suffix, data))
     try:
@@ -128,6 +131,17 @@ def _convert(suffix: str, data: bytes) -> str:
     if not text:
         raise ConversionProblem(f"is {what} ({suffix}) that holds no text once converted; there is nothing to send")
     return text
+
+
+def _check_archive(what: str, suffix: str, data: bytes) -> None:
+    """Refuse an office file that is no zip archive (damaged, or another kind under an office extension) with the
+    reason its converter would give, before loading the converter: markitdown's import takes seconds of CPU (pandas,
+    onnxruntime), which a run whose only office file is damaged need not pay, nor one without the extra installed."""
+    try:
+        zipfile.ZipFile(io.BytesIO(data)).close()
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:  # what zipfile raises on bytes it cannot read
+        reason = _first_line(exc)
+        raise ConversionProblem(f"is {what} ({suffix}) that could not be converted to text: {reason}") from None
 
 
 def _charset(suffix: str, data: bytes) -> str | None:
