@@ -148,6 +148,57 @@ Feature: An actor answered live by Bedrock's Converse
     And the error message contains "Bedrock takes images and documents inline"
     And the API received no calls at all
 
+  Scenario Outline: An image for a model whose inputModalities lack IMAGE is refused before anything is sent: <model>
+    Given a Bedrock actor "eyes" with:
+      """
+      model: <model>
+      """
+    When the actor is asked with:
+      """
+      messages:
+        - role: user
+          content:
+            - {type: text, text: "What is in the picture?"}
+            - {type: image, source: {type: base64, media_type: image/png, data: aGVsbG8=}}
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "messages[0].content[1]"
+    And the error message contains "Bedrock's model '<model>' does not read images (its inputModalities are TEXT)"
+    And the API received these calls:
+      | call             | count |
+      | bedrock.converse | 0     |
+
+    Examples:
+      | model                                       |
+      | amazon.nova-micro-v1:0                      |
+      | us.anthropic.claude-3-5-haiku-20241022-v1:0 |
+
+  Scenario: An image for a model whose inputModalities include IMAGE goes to Converse, its model data asked once
+    Given a Bedrock actor "eyes" with:
+      """
+      model: amazon.nova-lite-v1:0
+      """
+    When the actor is asked with:
+      """
+      messages:
+        - role: user
+          content:
+            - {type: text, text: "What is in the picture?"}
+            - {type: image, source: {type: base64, media_type: image/png, data: aGVsbG8=}}
+      """
+    And the actor is asked with:
+      """
+      messages:
+        - role: user
+          content:
+            - {type: image, source: {type: base64, media_type: image/png, data: aGVsbG8=}}
+            - {type: text, text: "And in this one?"}
+      """
+    Then the API received these calls:
+      | call               | count |
+      | bedrock.models.get | 2     |
+      | bedrock.converse   | 2     |
+
   Scenario Outline: What Converse would refuse, or has no place for, is refused before anything is sent: <what>
     When the actor is asked with:
       """

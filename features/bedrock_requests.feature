@@ -9,6 +9,7 @@ Feature: What a Bedrock actor sends to Converse, and what it reads back
     Given an emulated AWS account on a socket, whose batch inference jobs take 0 seconds
     And a Bedrock actor "tides" with:
       """
+      model: amazon.nova-lite-v1:0
       max_tokens: 256
       """
 
@@ -46,7 +47,7 @@ Feature: What a Bedrock actor sends to Converse, and what it reads back
     Then the answer is the emulated reply to "Logged at Brest."
     And Converse received these fields:
       | field                             | json                                                                                       |
-      | modelId                           | "amazon.nova-micro-v1:0"                                                                   |
+      | modelId                           | "amazon.nova-lite-v1:0"                                                                    |
       | system                            | [{"text": "You log tides."}]                                                               |
       | inferenceConfig                   | {"maxTokens": 256, "temperature": 0.25, "topP": 0.5, "stopSequences": ["STOP"]}            |
       | additionalModelRequestFields      | {"top_k": 40}                                                                              |

@@ -4,7 +4,7 @@ Feature: The dashboard's numbers agree with the run's own summary, and a request
   So that the page tells the truth mid-run and after, and never shows a key
 
   `waiting`: in a batch the API has; `pending`: not yet in one (unsent, or its batch's create in flight); the worst
-  case still out counts both; `answers` never counts a failure.
+  case still out counts both, and says how many of them no cost limit priced; `answers` never counts a failure.
 
   Scenario: A request's page shows its prompt and hides every field that holds a credential
     Given the dashboard's ledger in memory, read by a dashboard at its own time
@@ -22,6 +22,23 @@ Feature: The dashboard's numbers agree with the run's own summary, and a request
     Then the Runs page and `lowtide status` agree on the run: 1 succeeded, 1 failed, 0 waiting, 4 pending
     And the Runs page shows the run in progress with $0.04 of worst case still out
     And the Money page counts 1 answer and 1 failure for the actor "splitter", not 2 answers
+
+    Examples:
+      | store  |
+      | memory |
+      | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    |
+      | postgres |
+
+  Scenario Outline: A run with no cost limit shows its items out as not priced, not as $0 of worst case
+    Given the dashboard's ledger in a <store> store, read by a dashboard at its own time
+    And a run with no cost limit caught mid-way: 2 items in a batch the API has, 1 in a batch being created, 3 not yet in a batch
+    Then the Runs page shows the run in progress with no worst case priced and 6 items out not priced
+    When the batch the API has ends with one answer and one failure
+    Then the Runs page shows the run in progress with no worst case priced and 4 items out not priced
 
     Examples:
       | store  |

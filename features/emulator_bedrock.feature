@@ -70,6 +70,20 @@ Feature: The emulator's AWS account, as boto3 sees it over a socket
       | a conversation the model starts | [{"role": "assistant", "content": [{"text": "Hi"}]}]                             | 64         | A conversation must start with a user message.         |
       | a block of no type it knows     | [{"role": "user", "content": [{"video": {"format": "mp4"}}]}]                    | 64         | messages.0.content.0: a content block of a type        |
       | a maxTokens of 0                | [{"role": "user", "content": [{"text": "Hi"}]}]                                  | 0          | inferenceConfig.maxTokens: must be an integer of 1     |
+      | an image to a text-only model   | [{"role": "user", "content": [{"image": {"format": "png", "source": {"bytes": "aGVsbG8="}}}]}] | 64 | This model doesn't support the image content block |
+
+  Scenario Outline: The account's catalogue gives each model's inputModalities as Bedrock lists them: <model>
+    When boto3 calls bedrock's get_foundation_model with:
+      """
+      {"modelIdentifier": "<model>"}
+      """
+    Then the model's inputModalities are <modalities>
+
+    Examples:
+      | model                                    | modalities        |
+      | amazon.nova-micro-v1:0                   | TEXT              |
+      | amazon.nova-lite-v1:0                    | TEXT, IMAGE, VIDEO |
+      | anthropic.claude-haiku-4-5-20251001-v1:0 | TEXT, IMAGE       |
 
   Scenario: A prompt marked to fail is refused by Converse with that error's name and status
     When boto3 calls bedrock-runtime's converse with:

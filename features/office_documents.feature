@@ -121,6 +121,18 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
         | together     | batch |
         | together     | live  |
 
+    Scenario: A run stopped with its first batch out, resumed by a new program, sends each file once with the same text
+      Given the emulator on a socket, whose batches take 60 seconds
+      And the programs' actor sends its batches to the anthropic API
+      And "report.docx" in the input folder is a Word document
+      And "tides.xlsx" in the input folder is an Excel workbook
+      And "briefing.pptx" in the input folder is a PowerPoint presentation
+      And "page.html" in the input folder is an HTML page
+      When a program maps "Summarise it" over each of those files, 2 a batch, 1 batch at a time, as run "office", and stops once its first batch is out
+      And a new program, which has converted nothing yet, maps "Summarise it" over each of those files, 2 a batch, as run "office"
+      Then every item succeeded, and the API was sent each file's converted text under its name
+      And each file's request was created once at the API, in 2 batches
+
     Scenario: Anthropic's citations point into the converted text, under the file's name
       Given the emulator on a socket, whose batches take 0 seconds
       And the programs' actor sends its batches to the anthropic API

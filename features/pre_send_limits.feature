@@ -318,6 +318,7 @@ Feature: What each provider's API would refuse of a request is refused before it
         | OpenAI    | {stop_sequences: [""], provider_options: {openai: {endpoint: chat_completions}}}     | stop_sequences.0 | stop_sequences.0: the stop sequence is empty; OpenAI refuses it. |
         | OpenAI    | {stop_sequences: [END, END], provider_options: {openai: {endpoint: chat_completions}}} | stop_sequences.1 | stop_sequences.1: 'END' is given twice                          |
         | OpenAI    | {max_tokens: 10}                                                   | max_tokens             | max_tokens is 10; the Responses API needs at least 16.                   |
+        | OpenAI    | {batch_processing: batch, stop_sequences: [END]}                   | stop_sequences         | stop_sequences: the Responses API has none, and lowtide applies them to live answers only |
 
     Scenario: An OpenAI actor file with a temperature out of OpenAI's range fails at load, naming the actor, the file and the field
       Given a file "actors.yaml" containing:

@@ -24,6 +24,12 @@ Every Example In The README Runs As Written
     ...    needs pydantic-ai
     ...    needs langchain
     ...    needs postgres
+    # The eight official SDKs, each answered by the emulator at the one address.
+    The Output Of The Block Holding    genai.Client(api_key="anything"
+    ...    anthropic: Emulated reply to "When is high tide?"    openai: Emulated reply to "When is high tide?"
+    ...    azure_openai: Emulated reply to "When is high tide?"    gemini: Emulated reply to "When is high tide?"
+    ...    bedrock: Emulated reply to "When is high tide?"    mistral: Emulated reply to "When is high tide?"
+    ...    groq: Emulated reply to "When is high tide?"    together: Emulated reply to "When is high tide?"
     # The durable agent parks, its process exits, and two `resume --once` processes take it to its end.
     The Output Of The Block Holding    triage.start(    parked
     The Output Of The Block Holding    lowtide agents list    triage-42    finished

@@ -8,7 +8,7 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import boto3
 import httpx2
@@ -71,6 +71,14 @@ def step_refused_saying(context: Context, code: str, text: str) -> None:
     assert isinstance(error, ClientError), error
     assert error.response["Error"]["Code"] == code, error.response
     assert text in error.response["Error"]["Message"], error.response
+
+
+@then("the model's inputModalities are {modalities}")
+def step_modalities(context: Context, modalities: str) -> None:
+    answer = world(context).value
+    assert isinstance(answer, dict), answer
+    details = cast("dict[str, Any]", answer)["modelDetails"]
+    assert details["inputModalities"] == modalities.split(", "), details
 
 
 @given("the account takes batch inference jobs of {count:d} records at most")

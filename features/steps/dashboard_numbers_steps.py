@@ -79,6 +79,14 @@ def step_split_run(context: Context) -> None:
     build_split(context.dashboard_store, now=NOW)
 
 
+@given(
+    "a run with no cost limit caught mid-way: 2 items in a batch the API has, 1 in a batch being created,"
+    " 3 not yet in a batch"
+)
+def step_split_run_unpriced(context: Context) -> None:
+    build_split(context.dashboard_store, now=NOW, limit=None)
+
+
 @when("the batch the API has ends with one answer and one failure")
 def step_split_answered(context: Context) -> None:
     answer_split(context.dashboard_store, now=NOW)
@@ -101,7 +109,15 @@ def step_split_counts(context: Context, succeeded: int, failed: int, waiting: in
 @then("the Runs page shows the run in progress with ${worst} of worst case still out")
 def step_split_worst(context: Context, worst: str) -> None:
     shown = shown_run(_fresh(context).runs(), SPLIT)
-    assert (shown["state"], shown["worst_case_out"]) == ("in progress", money(Decimal(worst))), shown
+    got = (shown["state"], shown["worst_case_out"], shown["unpriced_out"])
+    assert got == ("in progress", money(Decimal(worst)), 0), shown
+
+
+@then("the Runs page shows the run in progress with no worst case priced and {unpriced:d} items out not priced")
+def step_split_unpriced(context: Context, unpriced: int) -> None:
+    shown = shown_run(_fresh(context).runs(), SPLIT)
+    got = (shown["state"], shown["worst_case_out"], shown["unpriced_out"])
+    assert got == ("in progress", money(Decimal(0)), unpriced), shown
 
 
 @then('the Money page counts 1 answer and 1 failure for the actor "{actor}", not 2 answers')

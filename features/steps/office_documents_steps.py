@@ -3,19 +3,21 @@ blocks they become, a bulk run of them on each provider against the emulator on 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from _rebuild_support import RebuildWorld
+from _rebuild_support import RebuildWorld, keys_created
 from _support import world
 from step_context import Context as StepContext
 from step_context import given, then, when
 
-from lowtide import Actor, RunResult
+from lowtide import Actor, BulkRun, RunResult
 from lowtide.bulk.inputs import converted
 from lowtide.bulk.inputs.files import file_block
 from lowtide.bulk.planning.batches import RunPlan
@@ -132,6 +134,83 @@ def step_map_files(context: Context, prompt: str, mode: str) -> None:
     _map(context, prompt, list(_FILES), mode, citations=r.provider in _CITING)
 
 
+def _counting(counted: dict[str, int]) -> Callable[[], None]:
+    """Count each conversion made from now by its file's extension, with nothing converted before kept (as in a
+    process of its own); the returned function stops counting."""
+    real = converted._convert  # pyright: ignore[reportPrivateUsage]
+
+    def counting(suffix: str, data: bytes) -> str:
+        counted[suffix] = counted.get(suffix, 0) + 1
+        return real(suffix, data)
+
+    converted._cache = converted._Cache()  # pyright: ignore[reportPrivateUsage]
+    converted._convert = counting  # pyright: ignore[reportPrivateUsage]
+
+    def stop() -> None:
+        converted._convert = real  # pyright: ignore[reportPrivateUsage]
+
+    return stop
+
+
+def _jobs(context: Context, prompt: str) -> list[dict[str, str]]:
+    folder = _folder(context)
+    return [{"prompt": prompt, "file": str(folder / name), "id": name} for name in _FILES]
+
+
+@when(
+    'a program maps "{prompt}" over each of those files, {count:d} a batch, 1 batch at a time, as run "{run_id}",'
+    " and stops once its first batch is out"
+)
+def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: str) -> None:
+    w, r = world(context), _r(context)
+    r.configuration["max_tokens"] = 1024
+    jobs = _jobs(context, prompt)
+
+    async def until_out(actor: Actor) -> None:
+        run = BulkRun(
+            actor, run_id=run_id, items_per_batch=count, max_parallel_batches=1, progress="none", citations=True
+        )
+        run.add_jobs(jobs)
+        task = asyncio.ensure_future(run.run())
+        # Stopped as soon as the first batch has its API id: on the scenario's clock it ends 60 virtual seconds later.
+        while not any(api_id is not None for _, api_id, *_ in actor.ledger.run_store.batches(run_id)):
+            await asyncio.sleep(0)
+            assert not task.done(), f"the run ended before it was stopped: {task.result()!r}"
+        task.cancel()
+
+    with contextlib.chdir(_folder(context)):
+        r.program(w, until_out)
+
+
+@when(
+    'a new program, which has converted nothing yet, maps "{prompt}" over each of those files, {count:d} a batch,'
+    ' as run "{run_id}"'
+)
+def step_map_files_resumed(context: Context, prompt: str, count: int, run_id: str) -> None:
+    w, r = world(context), _r(context)
+    jobs = _jobs(context, prompt)
+
+    async def mapping(actor: Actor) -> RunResult:
+        return await actor.map(jobs, run_id=run_id, items_per_batch=count, progress="none", citations=True)
+
+    context.office_conversions = {}
+    stop = _counting(context.office_conversions)  # nothing converted kept, as in a process of its own
+    try:
+        with contextlib.chdir(_folder(context)):
+            context.office_run = r.program(w, mapping)
+    finally:
+        stop()
+
+
+@then("each file's request was created once at the API, in {batches:d} batches")
+def step_created_once(context: Context, batches: int) -> None:
+    r = _r(context)
+    created = keys_created(r.created())
+    assert len(created) == len(_FILES), created
+    assert set(created.values()) == {1}, created
+    assert r.stats()["created_batches"] == batches, r.stats()
+
+
 @when('the programs\' actor maps "{prompt}" over "{name}" with citations in {mode:w} mode')
 def step_map_cited(context: Context, prompt: str, name: str, mode: str) -> None:
     _map(context, prompt, [name], mode, citations=True)
@@ -184,19 +263,12 @@ def step_plan(context: Context, many: int, first: str, few: int, second: str) ->
     names = [first] * many + [second] * few
     jobs = [{"prompt": f"Summarise part {i}", "file": name} for i, name in enumerate(names)]
     counted: dict[str, int] = {}
-    real = converted._convert  # pyright: ignore[reportPrivateUsage]
-
-    def counting(suffix: str, data: bytes) -> str:
-        counted[suffix] = counted.get(suffix, 0) + 1
-        return real(suffix, data)
-
-    converted._cache = converted._Cache()  # pyright: ignore[reportPrivateUsage]
-    converted._convert = counting  # pyright: ignore[reportPrivateUsage]
+    stop = _counting(counted)
     try:
         with contextlib.chdir(folder):
             plan = context.runner.run(actor.map(jobs, dry_run=True, progress="none"))
     finally:
-        converted._convert = real  # pyright: ignore[reportPrivateUsage]
+        stop()
     assert isinstance(plan, RunPlan), plan
     context.office_plan = plan
     context.office_conversions = counted

@@ -38,7 +38,15 @@ CHEAP = Decimal("0.0015")
 LIVE_PRICE = Decimal("0.003")
 
 
-def _claim(store: LedgerStore, keys: list[str], *, actor: str, model: str, now: float) -> None:
+def _claim(
+    store: LedgerStore,
+    keys: list[str],
+    *,
+    actor: str,
+    model: str,
+    now: float,
+    worst_case: Decimal | None = Decimal("0.01"),
+) -> None:
     identity = store.identity()
     store.claim(
         [
@@ -49,7 +57,7 @@ def _claim(store: LedgerStore, keys: list[str], *, actor: str, model: str, now: 
                 model=model,
                 params={"model": model, "max_tokens": 64, "messages": [{"role": "user", "content": key}]},
                 max_attempts=1,
-                worst_case_usd=Decimal("0.01"),
+                worst_case_usd=worst_case,
             )
             for key in keys
         ],
@@ -201,12 +209,14 @@ def build_large(store: LedgerStore, items: int, *, now: float | None = None) -> 
     _send(store, "batch-large", keys, provider="anthropic", at=now - 600)
 
 
-def build_split(store: LedgerStore, *, now: float) -> None:
+def build_split(store: LedgerStore, *, now: float, limit: str | None = "1.00") -> None:
     """Write into `store` a run of 6 items (actor `splitter`) caught mid-way: 2 in a batch the API has, 1 in a batch
-    whose create is still in flight (no API id yet), 3 queued and not yet in a batch."""
+    whose create is still in flight (no API id yet), 3 queued and not yet in a batch. Without a cost `limit` its
+    requests carry no worst case, as a run without one prices none."""
     keys = [f"split-{i}" for i in range(6)]
-    _claim(store, keys, actor="splitter", model="model-small", now=now - 600)
-    _run(store, SPLIT, keys, now=now - 600, limit="1.00")
+    worst_case = Decimal("0.01") if limit is not None else None
+    _claim(store, keys, actor="splitter", model="model-small", now=now - 600, worst_case=worst_case)
+    _run(store, SPLIT, keys, now=now - 600, limit=limit)
     _send(store, "batch-split", keys[:2], provider="anthropic", at=now - 300)
     identity = store.identity()
     store.record_intent(

@@ -3,8 +3,8 @@
 Built-in providers register through the `lowtide.providers` entry-point group, exactly as a third-party plugin
 does: each entry point names a callable `register(registry)`. The default registry loads the group on first use.
 Besides its factories a provider registers the rules neutral code asks for by its name: the check of its
-parameters (`register_parameters`), the shape of its usage for pricing (`register_pricing`), and what it takes as a
-custom id a user gives (`register_custom_ids`).
+parameters (`register_parameters`, with a stricter one for batch mode where its batch API takes less), the shape
+of its usage for pricing (`register_pricing`), and what it takes as a custom id a user gives (`register_custom_ids`).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ class ProviderRegistry:
     def __init__(self) -> None:
         self._factories: dict[tuple[str, BatchProcessingMode], ProviderFactory] = {}
         self._checks: dict[str, ParameterCheck] = {}
+        self._batch_checks: dict[str, ParameterCheck] = {}
         self._usage: dict[str, UsageShape] = {}
         self._custom_ids: dict[str, CustomIdRule] = {}
         self._lock = threading.Lock()
@@ -65,14 +66,21 @@ class ProviderRegistry:
                 )
             self._factories[key] = factory
 
-    def register_parameters(self, name: str, check: ParameterCheck) -> None:
+    def register_parameters(self, name: str, check: ParameterCheck, *, batch: ParameterCheck | None = None) -> None:
         """Register the check of `name`'s parameters (its API's ranges and refusals), which an actor of that provider
-        is checked by as its configuration loads (`parameter_check`); a later registration replaces it."""
+        is checked by as its configuration loads (`parameter_check`); `batch`, when given, replaces it for an actor
+        in batch mode (a batch API that takes less than the live one). A later registration replaces both."""
         with self._lock:
             self._checks[name] = check
+            if batch is None:
+                self._batch_checks.pop(name, None)
+            else:
+                self._batch_checks[name] = batch
 
-    def parameter_check(self, name: str) -> ParameterCheck | None:
-        """The check `name` registered for its parameters, if any."""
+    def parameter_check(self, name: str, mode: BatchProcessingMode = BatchProcessingMode.LIVE) -> ParameterCheck | None:
+        """The check `name` registered for its parameters in `mode`, if any."""
+        if mode is BatchProcessingMode.BATCH and name in self._batch_checks:
+            return self._batch_checks[name]
         return self._checks.get(name)
 
     def register_pricing(self, name: str, shape: UsageShape) -> None:

@@ -123,7 +123,7 @@ class ActorConfiguration(SettingsModel):
     @model_validator(mode="after")
     def _check_parameters(self) -> Self:
         """The provider's own rules for its parameters (ranges, values its API refuses), when it registered them."""
-        check = _parameter_check(self.provider)
+        check = _parameter_check(self.provider, self.batch_processing)
         if check is not None:
             try:
                 check(self)
@@ -180,7 +180,11 @@ def _parameter_problem(data: Mapping[str, Any]) -> _Refused | None:
     """The provider's refusal of an actor's parameters as given, when other settings failed validation (pydantic then
     skips the check across fields): so that every problem is listed. Nothing when they cannot be read as given."""
     provider = data.get("provider", DEFAULT_PROVIDER)
-    check = _parameter_check(provider) if isinstance(provider, str) else None
+    try:
+        mode = BatchProcessingMode(data.get("batch_processing", BatchProcessingMode.LIVE))
+    except (ValueError, TypeError):  # a mode misspelt (already listed): checked as the live API takes it
+        mode = BatchProcessingMode.LIVE
+    check = _parameter_check(provider, mode) if isinstance(provider, str) else None
     if check is None:
         return None
     known = {name: value for name, value in data.items() if name in ActorConfiguration.model_fields}
@@ -193,14 +197,14 @@ def _parameter_problem(data: Mapping[str, Any]) -> _Refused | None:
     return None
 
 
-def _parameter_check(provider: str) -> ParameterCheck | None:
-    """The parameter check `provider` registered with the default registry; None for a provider it does not know
-    (registered elsewhere, or misspelt: said when the actor resolves its provider), or when its plugins cannot
-    load (said then too)."""
+def _parameter_check(provider: str, mode: BatchProcessingMode) -> ParameterCheck | None:
+    """The parameter check `provider` registered with the default registry for `mode`; None for a provider it does
+    not know (registered elsewhere, or misspelt: said when the actor resolves its provider), or when its plugins
+    cannot load (said then too)."""
     from lowtide.registry import default_registry  # the registry's modules import this one
 
     try:
-        return default_registry().parameter_check(provider)
+        return default_registry().parameter_check(provider, mode)
     except ConfigurationError:
         return None
 

@@ -138,6 +138,7 @@ class DashboardData:
             "spent_usd": float(progress.spent_usd),
             "saved": money(progress.live_usd - progress.spent_usd),
             "worst_case_out": money(progress.worst_case_out_usd),
+            "unpriced_out": progress.unpriced_out,
             "cost_limit": money(Decimal(str(limit))) if limit is not None else None,
             "eta_seconds": self._eta(progress, timeline, now, deadline) if _out(progress) else None,
             "timeline": timeline,

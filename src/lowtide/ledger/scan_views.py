@@ -68,6 +68,7 @@ class ScanViews:
             return None
         counts = dict.fromkeys(OUTCOMES, 0)
         spent = live = worst = Decimal(0)
+        unpriced = 0
         keys: list[str] = []
         for item in self.store.run_store.items(run_id, with_jobs=False):
             state = item.request_state.value if item.request_state is not None else None
@@ -76,10 +77,11 @@ class ScanViews:
             spent += item.cost_usd or 0
             if outcome in UNFINISHED:
                 worst += item.worst_case_usd or 0
+                unpriced += item.worst_case_usd is None
             keys.append(item.key)
         for record in self.store.requests_for(keys):
             live += record.live_cost_usd or 0
-        return RunProgress(run, counts, spent, live, worst)
+        return RunProgress(run, counts, spent, live, worst, unpriced)
 
     def batch_page(self, *, limit: int, offset: int = 0) -> tuple[list[BatchLine], int]:
         batches = self.store.batches()

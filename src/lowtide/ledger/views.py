@@ -73,6 +73,9 @@ class RunProgress:
     """What the run's answers would have cost at live prices."""
     worst_case_out_usd: Decimal
     """The budget check's worst case of the items still out (`UNFINISHED`: pending and waiting)."""
+    unpriced_out: int = 0
+    """Items still out with no worst case stored (a run without a cost limit prices none; an item not yet claimed
+    is priced as it is sent): `worst_case_out_usd` leaves them out, and says so through this count."""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ class Registration:
     batch: str
     usage: UsageShape | None = None
     parameters: ParameterCheck | None = None
+    batch_parameters: ParameterCheck | None = None
+    """The check of an actor in batch mode, where the batch API takes less than the live one (None: `parameters`)."""
     custom_ids: CustomIdRule | None = None
     lends: Mapping[str, str] = field(default_factory=dict[str, str])
 
@@ -48,9 +50,11 @@ class Registration:
         *,
         options: bool = True,
         custom_ids: CustomIdRule | None = None,
+        batch_check: bool = False,
     ) -> Registration:
         """A package laid out as the built-ins are: `<prefix>Provider` in its `live` module, `<prefix>BatchProvider`
-        in `batch`, `<prefix>Options` in `options` (unless `options` is False), `check_parameters` in `parameters`."""
+        in `batch`, `<prefix>Options` in `options` (unless `options` is False), `check_parameters` in `parameters`
+        (and `check_batch_parameters` there too, with `batch_check`)."""
         return cls(
             name,
             package,
@@ -58,6 +62,7 @@ class Registration:
             batch=f"{prefix}BatchProvider",
             usage=usage,
             parameters=LazyCheck(f"{package}.parameters", "check_parameters"),
+            batch_parameters=LazyCheck(f"{package}.parameters", "check_batch_parameters") if batch_check else None,
             custom_ids=custom_ids,
             lends={f"{prefix}Options": "options"} if options else {},
         )
@@ -65,7 +70,7 @@ class Registration:
     def register(self, registry: ProviderRegistry) -> None:
         """The package's entry point of the `lowtide.providers` group: its rules, then its two classes."""
         if self.parameters is not None:
-            registry.register_parameters(self.name, self.parameters)
+            registry.register_parameters(self.name, self.parameters, batch=self.batch_parameters)
         if self.usage is not None:
             registry.register_pricing(self.name, self.usage)
         if self.custom_ids is not None:

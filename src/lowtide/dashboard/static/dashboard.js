@@ -122,6 +122,19 @@ function eta(run) {
   return run.eta_seconds < 1 ? "due now" : duration(run.eta_seconds);
 }
 
+// The worst case still out, and the items out that no cost limit priced: a run without one stores no worst case,
+// and "$0" beside requests in flight would read as "nothing at stake".
+function worstOut(run) {
+  const unpriced = run.unpriced_out || 0;
+  if (!unpriced) return run.worst_case_out;
+  const items = `${unpriced} item${unpriced === 1 ? "" : "s"} not priced (no cost limit)`;
+  return unpriced === sumOut(run.counts) ? items : `${run.worst_case_out} + ${items}`;
+}
+
+function sumOut(counts) {
+  return (counts.pending || 0) + (counts.waiting || 0);
+}
+
 // Running totals of `keys` over `points`: what was spent up to the end of each interval.
 function cumulative(points, keys) {
   const sums = Object.fromEntries(keys.map((k) => [k, 0]));
@@ -161,7 +174,7 @@ function renderRuns(data) {
         fact("ETA", eta(run), "eta"),
         fact("spent", run.spent, "spent"),
         fact("saved", run.saved, "saved"),
-        fact("worst case still out", run.worst_case_out, "worst"),
+        fact("worst case still out", worstOut(run), "worst"),
         fact("cost limit", run.cost_limit || "none", "limit"),
         fact("actor", run.actor, "actor")),
       run.retry ? el("p", {}, "Retry its failed items: ", el("code", {}, run.retry)) : null,

@@ -1,7 +1,8 @@
 """The emulated account's catalogue, as the Bedrock control plane lists it: its foundation models
 (`GET /foundation-models`, `GET /foundation-models/{id}`) and its cross-region inference profiles (`GET
 /inference-profiles`, `GET /inference-profiles/{id}`: the ids led by a geography, `us.anthropic...`), each of the
-models Converse and batch jobs take here (`converse.MODELS` and the emulator's `extra_models`)."""
+models Converse and batch jobs take here (`converse.MODELS` and the emulator's `extra_models`), with the
+`inputModalities` Bedrock gives them (`lowtide.providers.bedrock.catalogue`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.http import Answer
 from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.core.settings import Settings
+from lowtide.providers.bedrock.catalogue import input_modalities
 
 __all__ = ["GEOGRAPHIES", "catalog_routes"]
 
@@ -39,7 +41,7 @@ class _Catalog:
             "modelId": model,
             "modelName": model.partition(".")[2].partition(":")[0] or model,
             "providerName": provider,
-            "inputModalities": ["TEXT"],
+            "inputModalities": list(input_modalities(model)),
             "outputModalities": ["TEXT"],
             "inferenceTypesSupported": ["ON_DEMAND"],
         }

@@ -17,8 +17,9 @@ from lowtide.emulator.bedrock.jobs import JobStore, render_job
 from lowtide.emulator.core.emulation import RouteRow
 from lowtide.emulator.core.http import Answer, Streamed, read_json
 from lowtide.emulator.core.ids import new_id
-from lowtide.emulator.core.jsonutil import JsonObject, as_object
+from lowtide.emulator.core.jsonutil import JsonObject, as_array, as_object
 from lowtide.emulator.core.settings import Settings
+from lowtide.providers.bedrock.catalogue import input_modalities
 
 __all__ = ["bedrock_routes"]
 
@@ -33,6 +34,15 @@ def _parse_time(value: str) -> float:
     except ValueError:
         raise validation(f"{value!r} is not a timestamp.") from None
     return (parsed if parsed.tzinfo else parsed.replace(tzinfo=datetime.UTC)).timestamp()
+
+
+def _holds_image(body: JsonObject) -> bool:
+    """Whether a Converse body's messages hold an `image` block (refused by a model whose inputModalities lack it)."""
+    for message in as_array(body.get("messages")) or []:
+        for block in as_array((as_object(message) or {}).get("content")) or []:
+            if "image" in (as_object(block) or {}):
+                return True
+    return False
 
 
 async def _body(request: Request) -> JsonObject:
@@ -116,6 +126,11 @@ class _Api:
         self._received.append({"modelId": model, **body})
         if not known_model(model, self._settings.extra_models):
             raise validation("The provided model identifier is invalid.")
+        if "IMAGE" not in input_modalities(model) and _holds_image(body):
+            raise validation(
+                "This model doesn't support the image content block that you provided. Try again with a supported"
+                " text or chat model."
+            )
         return converse(body, new_id("resp"))
 
     async def converse(self, request: Request) -> Answer:

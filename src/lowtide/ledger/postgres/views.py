@@ -65,6 +65,7 @@ class PostgresViews:
         row, counted = found
         counts = dict.fromkeys(OUTCOMES, 0)
         spent = live = worst = Decimal(0)
+        unpriced = 0
         for group in counted:
             outcome = item_outcome(group["status"], group["request_state"])
             counts[outcome] += int(group["n"])
@@ -72,7 +73,8 @@ class PostgresViews:
             live += group["live"]
             if outcome in UNFINISHED:
                 worst += group["worst"]
-        return RunProgress(run_record(row), counts, spent, live, worst)
+                unpriced += int(group["unpriced"])
+        return RunProgress(run_record(row), counts, spent, live, worst, unpriced)
 
     def batch_page(self, *, limit: int, offset: int = 0) -> tuple[list[BatchLine], int]:
         return self._read(partial(_batch_page, limit, offset))
@@ -113,7 +115,8 @@ def _run_progress(run_id: str) -> Op[tuple[Any, list[dict[str, Any]]] | None]:
         return None
     counted = yield Sql(
         "SELECT ri.status, r.state AS request_state, count(*) AS n, COALESCE(sum(r.cost_usd::numeric), 0) AS cost,"
-        " COALESCE(sum(r.live_cost_usd::numeric), 0) AS live, COALESCE(sum(r.worst_case_usd::numeric), 0) AS worst"
+        " COALESCE(sum(r.live_cost_usd::numeric), 0) AS live, COALESCE(sum(r.worst_case_usd::numeric), 0) AS worst,"
+        " count(*) FILTER (WHERE r.worst_case_usd IS NULL) AS unpriced"
         " FROM run_items ri LEFT JOIN request_view r ON r.key = ri.key WHERE ri.run_id = %s GROUP BY 1, 2",
         (run_id,),
     )

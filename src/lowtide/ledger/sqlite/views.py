@@ -65,7 +65,7 @@ class SqliteViews:
             return None
         counted = self.ledger.select(
             "SELECT status, request_state, COUNT(*) AS n, TOTAL(cost_usd) AS cost, TOTAL(live_cost_usd) AS live,"
-            " TOTAL(worst_case_usd) AS worst FROM ("
+            " TOTAL(worst_case_usd) AS worst, SUM(worst_case_usd IS NULL) AS unpriced FROM ("
             f" SELECT ri.status, {REQUEST_STATE} AS request_state, o.cost_usd, o.live_cost_usd, r.worst_case_usd"
             f" FROM run_items ri LEFT JOIN requests r ON r.key = ri.key {REQUEST_OUTCOME} WHERE ri.run_id = ?"
             ") GROUP BY status, request_state",
@@ -73,6 +73,7 @@ class SqliteViews:
         )
         counts = dict.fromkeys(OUTCOMES, 0)
         spent = live = worst = Decimal(0)
+        unpriced = 0
         for row in counted:
             outcome = item_outcome(row["status"], row["request_state"])
             counts[outcome] += int(row["n"])
@@ -80,7 +81,8 @@ class SqliteViews:
             live += _money(row["live"])
             if outcome in UNFINISHED:
                 worst += _money(row["worst"])
-        return RunProgress(run_record(rows[0]), counts, spent, live, worst)
+                unpriced += int(row["unpriced"])
+        return RunProgress(run_record(rows[0]), counts, spent, live, worst, unpriced)
 
     def batch_page(self, *, limit: int, offset: int = 0) -> tuple[list[BatchLine], int]:
         rows = self.ledger.select(

@@ -21,7 +21,7 @@ from lowtide.providers import BatchCodec, OneBatchCalls
 from lowtide.providers.bedrock.batch_backend import BedrockBatchBackend
 from lowtide.providers.bedrock.batch_codec import BedrockBatchCodec
 from lowtide.providers.bedrock.client import build_clients
-from lowtide.providers.bedrock.models import check_model
+from lowtide.providers.bedrock.models import check_images, check_model
 from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, options_in, options_of
 from lowtide.providers.bedrock.requests import converse_body
 
@@ -60,6 +60,7 @@ class BedrockBatchProvider(OneBatchCalls[BedrockBatchBackend], Provider):
         options_of(request)
         converse_body(request)
         await check_model(self._clients, request.model)
+        await check_images(self._clients, request)
 
     async def aclose(self) -> None:
         await self.backend.aclose()

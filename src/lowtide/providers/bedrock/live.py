@@ -13,7 +13,7 @@ from lowtide.providers import json_object, parse_response, response_of
 from lowtide.providers.bedrock.answers import answer_and_json
 from lowtide.providers.bedrock.client import Json, build_clients, call
 from lowtide.providers.bedrock.errors import translate_errors
-from lowtide.providers.bedrock.models import check_model
+from lowtide.providers.bedrock.models import check_images, check_model
 from lowtide.providers.bedrock.options import GEN_AI_PROVIDER_NAME, options_of
 from lowtide.providers.bedrock.requests import converse_body, sdk_body
 from lowtide.providers.bedrock.stream import StreamAnswer, events
@@ -42,6 +42,7 @@ class BedrockProvider(Provider):
         options_of(request)
         converse_body(request)
         await check_model(self._clients, request.model)
+        await check_images(self._clients, request)
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         body = sdk_body(converse_body(request))

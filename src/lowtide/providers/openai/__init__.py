@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OpenAIBatchProvider", "OpenAIOptions", "OpenAIProvider", "register"]
 
-_REGISTRATION = Registration.built_in("openai", __name__, "OpenAI", rules.USAGE)
+_REGISTRATION = Registration.built_in("openai", __name__, "OpenAI", rules.USAGE, batch_check=True)
 register = _REGISTRATION.register
 """The package's entry point of the `lowtide.providers` group."""
 __getattr__ = _REGISTRATION.lent

@@ -4,7 +4,8 @@ request as it is encoded, so that what the API would refuse is refused before an
 - `temperature` from 0 to 2, `top_p` from 0 to 1;
 - no `top_k`, `thinking`, `output_config` or `cache_control` (OpenAI has other means, named in the refusal);
 - stop sequences: none empty, none twice; at most 4 on Chat Completions; on the Responses API, which has none,
-  applied by lowtide to a live answer (`providers.stop_sequences`) and refused in a batch (`refuse_batch_stops`);
+  applied by lowtide to a live answer (`providers.stop_sequences`) and refused in a batch (`refuse_batch_stops`,
+  as a batch actor loads: `check_batch_parameters`);
 - `max_tokens` at least 16 on the Responses API;
 - `metadata`: at most 16 pairs, keys of at most 64 characters, string values of at most 512;
 - `provider_options.openai` as `OpenAIOptions` reads it.
@@ -16,7 +17,13 @@ from lowtide.core.parameters import Parameters, check_ranges, refuse_fields
 from lowtide.errors import ConfigurationError
 from lowtide.providers.openai.options import OpenAIOptions, options_of
 
-__all__ = ["MAX_STOP_SEQUENCES", "MIN_OUTPUT_TOKENS", "check_parameters", "refuse_batch_stops"]
+__all__ = [
+    "MAX_STOP_SEQUENCES",
+    "MIN_OUTPUT_TOKENS",
+    "check_batch_parameters",
+    "check_parameters",
+    "refuse_batch_stops",
+]
 
 MAX_STOP_SEQUENCES = 4
 MIN_OUTPUT_TOKENS = 16
@@ -50,6 +57,14 @@ def check_parameters(parameters: Parameters) -> OpenAIOptions:
         )
     _check_stop_sequences(parameters.stop_sequences, chat=options.endpoint == "chat_completions")
     _check_metadata(parameters.metadata)
+    return options
+
+
+def check_batch_parameters(parameters: Parameters) -> OpenAIOptions:
+    """`check_parameters`, and what the Batch API takes less of than the live APIs (`refuse_batch_stops`): the
+    check of an actor in batch mode as it loads."""
+    options = check_parameters(parameters)
+    refuse_batch_stops(parameters, options)
     return options
 
 
