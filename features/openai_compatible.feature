@@ -128,6 +128,28 @@ Feature: Any OpenAI-compatible batch endpoint, configured by data
     And every answer was priced at the configured live prices, 0.15 and 0.6 a million tokens
     And the ledger file does not contain the key
 
+  Scenario: A live call's own budget is kept at the configured live prices: one within it is answered, one over it refused unsent
+    Given an emulated OpenAI-compatible endpoint lacking "models"
+    And an OpenAI-compatible actor "compat" with:
+      """
+      batch_processing: live
+      max_tokens: 1000
+      provider_options:
+        openai_compatible:
+          base_url: "http://127.0.0.1:8765/v1"
+          api_key_env: COMPAT_KEY
+          lacks: [models]
+          prices: {gpt-4o-mini: {input: 0.15, output: 0.6}}
+      """
+    When the endpoint's actor is asked "When is high tide?" live with a budget of 0.9 times its worst case at the configured live prices
+    Then the call fails with BudgetExceededError
+    And the budget error's worst case is that at the configured live prices
+    When the endpoint's actor is asked "When is high tide?" live with a budget of 1.1 times its worst case at the configured live prices
+    Then every answer was priced at the configured live prices, 0.15 and 0.6 a million tokens
+    And the API received these calls:
+      | call                           | count |
+      | openai.chat.completions.create | 1     |
+
   Scenario Outline: A bad setting is refused with a clear error before anything is sent (<what>)
     Given an emulated OpenAI-compatible endpoint lacking "models"
     When an OpenAI-compatible actor "bad" is asked a question with:

@@ -163,3 +163,5 @@ _PROVIDERS = {
         numbered=True,
     ),
 }
+# An OpenAI-compatible endpoint configured by data reaches the emulator's OpenAI wire: its batches are OpenAI's.
+_PROVIDERS["openai_compatible"] = _PROVIDERS["openai"]

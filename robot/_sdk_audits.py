@@ -235,4 +235,6 @@ AUDITS: dict[str, Audit] = {
     "azure_openai": _azure_openai,
     "groq": _groq,
     "together": _together,
+    # An OpenAI-compatible endpoint's batches are the emulator's OpenAI batches, audited through the openai SDK.
+    "openai_compatible": _openai,
 }

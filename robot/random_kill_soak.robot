@@ -96,3 +96,11 @@ One Together Process Killed At Random Pays Once And Loses No Answer
 Two Together Processes On One Ledger Pay Once And Lose No Answer
     [Tags]    long    # the crash suite covers Together's create paths on every run: soak session only
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=together
+
+One OpenAI-Compatible Endpoint Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # the two-process case covers the same paths and more: this one runs in the `soak` session
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=openai_compatible
+
+Two OpenAI-Compatible Endpoint Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long    # the crash suite covers the endpoint's create paths on every run: soak session only
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=openai_compatible

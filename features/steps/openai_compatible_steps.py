@@ -12,8 +12,9 @@ import openai
 from _support import World, run_cli, set_env, world, yaml_doc
 from step_context import Context, given, then, when
 
-from lowtide import ActorError, ActorResponse, BatchProcessingMode
+from lowtide import ActorError, ActorResponse, BatchProcessingMode, BudgetExceededError
 from lowtide.calls import parking
+from lowtide.cost.pricing import estimate_input_tokens
 from lowtide.emulator import Emulator
 from lowtide.providers.openai.remote import INTENT_KEY
 
@@ -214,3 +215,29 @@ def step_plan_range(context: Context, count: int) -> None:
 @when("`{command}` is run in process")
 def step_run_in_process(context: Context, command: str) -> None:
     run_cli(world(context), command, ledger=None)
+
+
+def _live_worst_case(w: World, prompt: str) -> Decimal:
+    """A live request's worst case at the configured prices, computed here from the prices in the scenario: input at
+    three bytes a token (the estimate's high end), output at `max_tokens`."""
+    request = w.current_actor().request(prompt)
+    inputs = estimate_input_tokens(request.model_dump(mode="json"))
+    return (inputs * Decimal("0.15") + request.max_tokens * Decimal("0.6")) / 1_000_000
+
+
+@when(
+    'the endpoint\'s actor is asked "{prompt}" live with a budget of {times:g} times its worst case at the configured'
+    " live prices"
+)
+def step_live_budget(context: Context, prompt: str, times: float) -> None:
+    w = world(context)
+    budget = float(_live_worst_case(w, prompt) * Decimal(str(times)))
+    w.response = w.attempt(lambda: w.run(w.current_actor().run(prompt, max_cost_usd=budget)))
+
+
+@then("the budget error's worst case is that at the configured live prices")
+def step_live_budget_error(context: Context) -> None:
+    w = world(context)
+    error = w.failure()
+    assert isinstance(error, BudgetExceededError), error
+    assert error.estimate_usd == _live_worst_case(w, "When is high tide?"), error.estimate_usd

@@ -40,6 +40,8 @@ MODELS = {
     "azure_openai": "gpt-4o-mini",
     "groq": "llama-3.1-8b-instant",
     "together": "meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    # An OpenAI-compatible endpoint configured by data: the emulator's OpenAI wire, through the openai SDK.
+    "openai_compatible": "gpt-4o-mini",
 }
 """Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
 BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}
@@ -99,6 +101,9 @@ def build_actor(args: argparse.Namespace, provider: str) -> Actor:
     """The actor of `provider`: every provider's actor of a client has the same base URL, key and batch settings,
     and differs only in its provider, model and name."""
     options = dict(args.provider_options or {})
+    if provider == "openai_compatible":
+        endpoint = {"base_url": f"{args.base_url}/v1", "api_key_env": args.api_key_env}
+        options["openai_compatible"] = {**endpoint, **options.get("openai_compatible", {})}
     if provider == "bedrock":
         options["bedrock"] = {**BEDROCK, **options.get("bedrock", {})}
         for variable, value in AWS_ENV.items():
@@ -112,7 +117,7 @@ def build_actor(args: argparse.Namespace, provider: str) -> Actor:
             "batch_processing": "batch",
             # The emulator serves every API on one socket; the OpenAI SDK's base URL holds the `/v1`, google-genai
             # adds its API version itself, Azure's client its `/openai`.
-            "base_url": args.base_url + ("/v1" if provider == "openai" else ""),
+            "base_url": args.base_url + ("/v1" if provider in ("openai", "openai_compatible") else ""),
             "api_key_env": args.api_key_env,
             **({"provider_options": options} if options else {}),
             "batch": {

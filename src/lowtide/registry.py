@@ -4,14 +4,15 @@ Built-in providers register through the `lowtide.providers` entry-point group, e
 does: each entry point names a callable `register(registry)`. The default registry loads the group on first use.
 Besides its factories a provider registers the rules neutral code asks for by its name: the check of its
 parameters (`register_parameters`, with a stricter one for batch mode where its batch API takes less), the shape
-of its usage for pricing (`register_pricing`), and what it takes as a custom id a user gives (`register_custom_ids`).
+of its usage for pricing (`register_pricing`), or its prices as its actor configures them
+(`register_configured_prices`), and what it takes as a custom id a user gives (`register_custom_ids`).
 """
 
 from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING
@@ -20,16 +21,27 @@ from lowtide.core.modes import BatchProcessingMode
 from lowtide.core.parameters import ParameterCheck
 from lowtide.errors import ConfigurationError, ProviderCapabilityError, ProviderNotFoundError
 from lowtide.provider import Provider, ProviderOptions
+from lowtide.types import Cost, Usage
 
 if TYPE_CHECKING:
     from lowtide.core.custom_ids import CustomIdRule
     from lowtide.cost.usage_shape import UsageShape
 
-__all__ = ["ENTRY_POINT_GROUP", "ProviderFactory", "ProviderRegistry", "Resolution", "default_registry"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "ConfiguredPrices",
+    "ProviderFactory",
+    "ProviderRegistry",
+    "Resolution",
+    "default_registry",
+]
 
 ENTRY_POINT_GROUP = "lowtide.providers"
 
 ProviderFactory = Callable[[ProviderOptions], Provider]
+ConfiguredPrices = Callable[[Mapping[str, Mapping[str, object]], Usage, str, BatchProcessingMode], Cost | None]
+"""A provider's prices as its actor configures them: (provider_options, usage, model, mode) -> the cost, or None
+where no price is configured for the model."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,7 @@ class ProviderRegistry:
         self._checks: dict[str, ParameterCheck] = {}
         self._batch_checks: dict[str, ParameterCheck] = {}
         self._usage: dict[str, UsageShape] = {}
+        self._configured: dict[str, ConfiguredPrices] = {}
         self._custom_ids: dict[str, CustomIdRule] = {}
         self._lock = threading.Lock()
 
@@ -92,6 +105,16 @@ class ProviderRegistry:
     def usage_shape(self, name: str) -> UsageShape | None:
         """The usage shape `name` registered, if any."""
         return self._usage.get(name)
+
+    def register_configured_prices(self, name: str, prices: ConfiguredPrices) -> None:
+        """Register `name`'s prices as its actors configure them (an endpoint genai-prices cannot know), so that a
+        request's worst case, and so every budget of a live call, is priced at them (`budget.worst_case_of`)."""
+        with self._lock:
+            self._configured[name] = prices
+
+    def configured_prices(self, name: str) -> ConfiguredPrices | None:
+        """The configured prices `name` registered, if any."""
+        return self._configured.get(name)
 
     def register_custom_ids(self, name: str, rule: CustomIdRule) -> None:
         """Register what `name`'s API takes as a custom id a user gives (a batch file's lines in its format)."""

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from lowtide.core.modes import BatchProcessingMode
-from lowtide.cost.pricing import worst_case_cost
+from lowtide.cost.pricing import estimate_input_tokens, worst_case_cost
 from lowtide.errors import BudgetExceededError, ConfigurationError
-from lowtide.types import ActorRequest
+from lowtide.types import ActorRequest, Usage
 
 __all__ = ["Limit", "within_limits", "worst_case_of"]
 
@@ -43,4 +43,12 @@ def worst_case_of(request: ActorRequest, *, mode: BatchProcessingMode, provider:
     """What `request` could cost at most sent outside the ledger (a live call, or a provider with no batch backend),
     at `mode`'s prices: its input as estimated and its `max_tokens` answered; None when its model has no price."""
     sent = request.model_dump(mode="json", include=set(_PRICED))
-    return worst_case_cost(sent, mode=mode, provider=provider)
+    from lowtide.registry import default_registry  # the registry loads the plugins that register prices
+
+    configured = default_registry().configured_prices(provider)
+    if configured is None:
+        return worst_case_cost(sent, mode=mode, provider=provider)
+    # Prices the actor configures (an endpoint genai-prices cannot know) are in the request's provider options.
+    usage = Usage(input_tokens=estimate_input_tokens(sent), output_tokens=request.max_tokens)
+    cost = configured(request.provider_options, usage, request.model, mode)
+    return cost.total_usd if cost is not None else None

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from lowtide import BatchProcessingMode, ConfigurationError, Cost, Usage
 from lowtide.providers import LazyProvider, Parameters, check_base_url
@@ -24,7 +24,16 @@ from lowtide.providers.openai_compatible.usage import chat_usage_shape
 if TYPE_CHECKING:
     from lowtide import ProviderRegistry
 
-__all__ = ["ENDPOINT", "EndpointOptions", "ModelPrice", "Part", "dialect_of", "price_of", "register"]
+__all__ = [
+    "ENDPOINT",
+    "EndpointOptions",
+    "ModelPrice",
+    "Part",
+    "configured_price",
+    "dialect_of",
+    "price_of",
+    "register",
+]
 
 Part = Literal["metadata", "cancel", "models"]
 """An optional part of OpenAI's API an endpoint may lack: batch metadata, batch cancel, a models list."""
@@ -130,8 +139,10 @@ def price_of(options: EndpointOptions, usage: Usage, model: str, mode: BatchProc
     """What `usage` of `model` cost at the configured prices and `mode`; None (unknown, never $0) for a model with
     no price."""
     price = _price_for(options.prices, model)
-    if price is None:
-        return None
+    return None if price is None else _cost(price, usage, mode)
+
+
+def _cost(price: ModelPrice, usage: Usage, mode: BatchProcessingMode) -> Cost:
     cached = price.cached_input if price.cached_input is not None else price.input
     input_usd = (
         (usage.input_tokens + usage.cache_creation_input_tokens) * price.input + usage.cache_read_input_tokens * cached
@@ -158,6 +169,20 @@ def price_of(options: EndpointOptions, usage: Usage, model: str, mode: BatchProc
     )
 
 
+_PRICES = TypeAdapter(dict[str, ModelPrice])
+
+
+def configured_price(
+    provider_options: Mapping[str, Mapping[str, object]], usage: Usage, model: str, mode: BatchProcessingMode
+) -> Cost | None:
+    """What `usage` of `model` costs at the prices an actor's `provider_options.openai_compatible.prices` configure
+    (None without one): the registry's configured prices, by which a live call's budget is checked."""
+    section = provider_options.get(ENDPOINT.name) or {}
+    prices = _PRICES.validate_python(section.get("prices") or {})
+    price = _price_for(prices, model)
+    return None if price is None else _cost(price, usage, mode)
+
+
 def dialect_of(options: EndpointOptions) -> Dialect[EndpointOptions]:
     """One actor's endpoint as a `Dialect`: its owner's name and key variable, priced at its configured prices."""
     return dataclasses.replace(
@@ -170,8 +195,10 @@ def dialect_of(options: EndpointOptions) -> Dialect[EndpointOptions]:
 
 def register(registry: ProviderRegistry) -> None:
     """The entry point of the `lowtide.providers` group: the parameter check and the two provider classes (imported
-    when first used, the openai SDK with them). No usage shape is registered: genai-prices is never asked."""
+    when first used, the openai SDK with them), and the configured prices (a live call's budget). No usage shape is
+    registered: genai-prices is never asked."""
     registry.register_parameters(ENDPOINT.name, check_parameters)
+    registry.register_configured_prices(ENDPOINT.name, configured_price)
     for mode, attribute in (
         (BatchProcessingMode.LIVE, "EndpointProvider"),
         (BatchProcessingMode.BATCH, "EndpointBatchProvider"),

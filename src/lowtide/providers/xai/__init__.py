@@ -1,0 +1,33 @@
+"""The built-in xAI providers (live: Chat Completions through the `openai` SDK at xAI's base URL, as xAI documents;
+batch: xAI's own Batch API, a named batch that requests are added to), a dialect of the OpenAI-compatible base
+(`dialect.XAI`), and their plugin registration: `register`, the entry point of the `lowtide.providers` group, imports
+no SDK (the classes load when first used)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from lowtide.providers.openai_compatible.dialect import register_dialect
+from lowtide.providers.xai.dialect import XAI
+
+if TYPE_CHECKING:
+    from lowtide import ProviderRegistry
+    from lowtide.providers.xai.batch import XaiBatchProvider
+    from lowtide.providers.xai.dialect import XaiOptions
+    from lowtide.providers.xai.live import XaiProvider
+
+__all__ = ["XaiBatchProvider", "XaiOptions", "XaiProvider", "register"]
+
+_MODULES = {"XaiProvider": "live", "XaiBatchProvider": "batch", "XaiOptions": "dialect"}
+
+
+def register(registry: ProviderRegistry) -> None:
+    register_dialect(registry, XAI, live=f"{__name__}.live:XaiProvider", batch=f"{__name__}.batch:XaiBatchProvider")
+
+
+def __getattr__(name: str) -> object:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
