@@ -7,17 +7,15 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from _durable_runs import batch_ended, plugin, resume_until, run_of, serve_agents, store
 from _world import HANG_SECONDS, world
 from step_context import Context, given, then, when
 
-from lowtide.ledger.journal_records import AgentRun, AgentState
-from lowtide.ledger.store import open_ledger
+from lowtide.ledger.journal_records import AgentState
 
-PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
 PROMPTS = {
     "helper": "[[emulator:tool:weather]] What is the weather in Paris?",
     "clerk": "[[emulator:tool:lookup]] Where is order 42?",
@@ -26,17 +24,7 @@ PROMPTS = {
 
 
 def _helpers() -> Any:
-    if str(PLUGINS) not in sys.path:
-        sys.path.insert(0, str(PLUGINS))
-    import lowtide_durable_helper
-
-    return lowtide_durable_helper
-
-
-def _run(run_id: str) -> AgentRun:
-    run = open_ledger(os.environ["LOWTIDE_LEDGER"]).agent_journal.agent_run(run_id)
-    assert run is not None, f"no run {run_id!r}"
-    return run
+    return plugin("lowtide_durable_helper")
 
 
 def _log() -> Path:
@@ -45,23 +33,7 @@ def _log() -> Path:
 
 @given("the durable LangChain agents reach the emulated Anthropic API on a loopback socket")
 def step_helper_socket(context: Context) -> None:
-    from lowtide.emulator import Emulator
-
-    w = world(context)
-    w.emulator = Emulator(processing_seconds=0.2)
-    w.set_env("DURABLE_HELPER_URL", w.served_url())
-    w.set_env("DURABLE_HELPER_KEY", "emulator-key")
-    w.set_env("ANTHROPIC_API_KEY", "emulator-key")  # what `collect` reaches the API's batches with
-    w.set_env("DURABLE_HELPER_LOG", str(Path(os.environ["LOWTIDE_LEDGER"]).parent / "side-effects.log"))
-    w.set_env("PYTHONPATH", os.pathsep.join(p for p in (str(PLUGINS), os.environ.get("PYTHONPATH", "")) if p))
-    helpers = _helpers()
-
-    async def close() -> None:  # the actor built from this scenario's socket goes with it
-        for actor in helpers.ACTORS.values():
-            await actor.aclose()
-        helpers.ACTORS.clear()
-
-    w.cleanups.append(close)
+    serve_agents(world(context), "lowtide_durable_helper", "DURABLE_HELPER")
 
 
 @when('the durable LangChain agent "{name}" is started as the run "{run_id}"')
@@ -71,32 +43,12 @@ def step_helper_start(context: Context, name: str, run_id: str) -> None:
 
 @when('the LangChain runs are resumed in this process until the run "{run_id}" is {state}')
 def step_helper_resume_until(context: Context, run_id: str, state: str) -> None:
-    """`resume --once` passes, as cron's would be, until the run reaches `state` (its batches end in 0.2 s)."""
-    from lowtide.agents.fleet import resume_once
-
-    w = world(context)
-    deadline = time.monotonic() + HANG_SECONDS
-    while (run := _run(run_id)).state.value != state:
-        assert run.state in (AgentState.PARKED, AgentState.RUNNING), run
-        assert time.monotonic() < deadline, f"the run is still {run.state.value} after {HANG_SECONDS:g} s: {run}"
-        done = w.run(resume_once(open_ledger(os.environ["LOWTIDE_LEDGER"])))
-        assert not done.errors, done.errors
-        if _run(run_id).state is AgentState.PARKED:
-            time.sleep(0.1)  # the emulator, on its own thread, ends the batch 0.2 s after it was created
+    resume_until(world(context), run_id, state)
 
 
 @when('the LangChain run "{run_id}" has its batch ended')
 def step_helper_batch_ended(context: Context, run_id: str) -> None:
-    from lowtide.agents.waiting import collect_for
-
-    w = world(context)
-    store = open_ledger(os.environ["LOWTIDE_LEDGER"])
-    deadline = time.monotonic() + HANG_SECONDS
-    run = _run(run_id)
-    while not ((record := store.request(run.awaiting or "")) is not None and record.state.final):
-        assert time.monotonic() < deadline, f"the batch of {run.awaiting} has not ended: {record}"
-        w.run(collect_for(store, run))
-        time.sleep(0.1)
+    batch_ended(world(context), run_id)
 
 
 @when("`lowtide agents {command}` runs in a new process, with `{variable}` set to kill it")
@@ -113,19 +65,19 @@ def step_helper_process(context: Context, command: str, variable: str) -> None:
 def step_helper_retry(context: Context, run_id: str) -> None:
     from lowtide.agents.fleet import retry_run
 
-    done = world(context).run(retry_run(open_ledger(os.environ["LOWTIDE_LEDGER"]), run_id))
+    done = world(context).run(retry_run(store(), run_id))
     assert not done.errors, done.errors
 
 
 @then('the LangChain run "{run_id}" stands {state}')
 def step_helper_stands(context: Context, run_id: str, state: str) -> None:
-    run = _run(run_id)
+    run = run_of(run_id)
     assert run.state.value == state, run
 
 
 @then('the LangChain run "{run_id}" {state} with an error naming "{text}"')
 def step_helper_error(context: Context, run_id: str, state: str, text: str) -> None:
-    run = _run(run_id)
+    run = run_of(run_id)
     assert (run.state.value, text in (run.error or "")) == (state, True), run
 
 
@@ -133,7 +85,7 @@ def step_helper_error(context: Context, run_id: str, state: str, text: str) -> N
 def step_helper_finished(context: Context, run_id: str, text: str) -> None:
     from lowtide.agents.values import decoded
 
-    run = _run(run_id)
+    run = run_of(run_id)
     assert run.state is AgentState.FINISHED, run
     assert str(decoded(run.result or "null")).startswith(text), run.result
 
@@ -146,7 +98,7 @@ def step_helper_side_effects(context: Context, lines: str) -> None:
 
 @then('the LangChain run "{run_id}"\'s journal holds {kinds}, each done once, the steps named {names}')
 def step_helper_journal(context: Context, run_id: str, kinds: str, names: str) -> None:
-    entries = open_ledger(os.environ["LOWTIDE_LEDGER"]).agent_journal.entries(run_id)
+    entries = store().agent_journal.entries(run_id)
     assert [e.kind.value for e in entries] == [k.strip() for k in kinds.split(",")], entries
     assert all(e.done and e.attempts == 1 for e in entries), entries
     steps = [e.name for e in entries if e.kind.value == "step"]
