@@ -62,3 +62,12 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
     And the run "s-1" stands stopped
     And the side effects are exactly none
     And the API created 1 batches, one request each, every custom id once
+
+  @postgres
+  Scenario: 100 runs on PostgreSQL, advanced by two `resume --once` processes at a time and killed at random: nothing twice, nothing lost
+    Given LOWTIDE_LEDGER names the scenario's PostgreSQL database
+    When the agent "triage" is started as 100 runs at once, each on an issue of its own
+    Then the API created 1 batches, of 100 requests
+    When rounds of the batches ending and two `lowtide agents resume --once` processes at once, killed at random points, run until every run has ended
+    Then every one of the 100 runs ended finished or in doubt, each tool having run once, or at most once in doubt
+    And the API created the request of each of the runs' turns once, in at most 30 batches

@@ -29,6 +29,20 @@ Feature: Parking calls, and seeing, collecting and cancelling them from the ledg
       | batches.create  | 1     |
       | batches.results | 0     |
 
+  @sqlite
+  Scenario: A parked call is handed its ticket once its batch exists, without reading the ledger while it waits
+    Given an actor "patient" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 30, coalesce_window: 5}
+      """
+    And the ledger's reads of each request are counted
+    When the actor parks "Plan issue 43" with the key "plan-issue-43"
+    Then the ticket "plan-issue-43" says:
+      | field | value            |
+      | state | waiting-on-batch |
+    And the ledger's record of "plan-issue-43" was read at most 4 times
+
   Scenario: A ticket is read back from the ledger, without calling the API
     Given the actor parked "Plan issue 42" with the key "plan-issue-42", in a program that then ended
     When the API's call counts are noted

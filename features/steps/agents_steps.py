@@ -8,8 +8,10 @@ import asyncio
 import dataclasses
 import json
 import os
+import random
 import subprocess
 import sys
+from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -536,3 +538,102 @@ def step_created_together(context: Context, count: int, size: int) -> None:
 def step_many_parked(context: Context, first: str, second: str, third: str, position: int) -> None:
     for run_id in (first, second, third):
         step_parked(context, run_id, f"{run_id}/{position}")
+
+
+# -- many runs, two resume processes at once, random kills ------------------------------------------------------------
+
+KILL_POINTS = ("", "", "agent-after-step", "agent-replayed-step", "after-create")
+"""What each `resume --once` process of a round is given (`LOWTIDE_CRASHPOINT`): none twice as often as each kill
+point, so that some rounds kill one process, some both, some none. Kill points the next process mends without a
+wait of real time: a create whose outcome is unknown is found in the API's list at once (`after-create`)."""
+
+
+FLEET_PROCESS_SECONDS = 600.0
+"""A `resume --once` advancing 100 runs on PostgreSQL: about a minute at load 25 (a round trip a journal write, each
+run several); one still running after this has hung."""
+
+
+@when('the agent "{name}" is started as {count:d} runs at once, each on an issue of its own')
+def step_start_count(context: Context, name: str, count: int) -> None:
+    w = world(context)
+    found = getattr(_examples(), name)
+
+    async def together() -> None:
+        await asyncio.gather(
+            *(found.start(f"issue {i}", str(_log(w)), run_id=f"m-{i}", ledger=w.ledger()) for i in range(count))
+        )
+
+    w.run(together())
+    w.cleanups.append(_examples().ACTORS.pop("planner").aclose)  # built from the environment, as a program's is
+
+
+@when(
+    "rounds of the batches ending and two `lowtide agents resume --once` processes at once, killed at random points,"
+    " run until every run has ended"
+)
+def step_rounds_two_processes(context: Context) -> None:
+    """Each round: the batches end, then two `resume --once` processes start together, each given a kill point drawn
+    from `KILL_POINTS` by a seeded random (the seed, the rounds and their kill points are in the failure's message).
+    Ended when every run has ended; at most 16 rounds."""
+    w = world(context)
+    seed = int(os.environ.get("LOWTIDE_KILL_SEED", "58"))
+    chosen = random.Random(seed)
+    argv = [sys.executable, "-m", "lowtide", "agents", "resume", "--once", "--ledger", os.environ["LOWTIDE_LEDGER"]]
+    journal = w.ledger().agent_journal
+    ended = (AgentState.FINISHED, AgentState.FAILED, AgentState.STOPPED, AgentState.IN_DOUBT)
+    rounds: list[tuple[str, ...]] = []
+    while any(run.state not in ended for run in journal.agent_runs()):
+        assert len(rounds) < 16, f"runs still going after 16 rounds (seed {seed}): {rounds}"
+        w.clock.advance(61)
+        points = (chosen.choice(KILL_POINTS), chosen.choice(KILL_POINTS))
+        environments = [{**os.environ, "LOWTIDE_CRASHPOINT": point} for point in points]
+        processes = [
+            subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for env in environments
+        ]
+        codes = []
+        for process, point in zip(processes, points, strict=True):
+            _, err = process.communicate(timeout=FLEET_PROCESS_SECONDS)
+            codes.append(process.returncode)
+            assert process.returncode in ((0, -9) if point else (0,)), (seed, rounds, point, process.returncode, err)
+        rounds.append(tuple(f"{point or 'none'}:{code}" for point, code in zip(points, codes, strict=True)))
+    w.witnessed["rounds"] = [(seed, rounds)]
+
+
+@then("every one of the {count:d} runs ended finished or in doubt, each tool having run once, or at most once in doubt")
+def step_every_run_once(context: Context, count: int) -> None:
+    """A kill in a process advancing many runs at once may catch some inside a step (its intent journaled, its result
+    not): those runs are in doubt, as they must be, their step's side effect done at most once; every other step's
+    exactly once."""
+    w = world(context)
+    [said] = w.witnessed["rounds"]
+    journal = w.ledger().agent_journal
+    runs = journal.agent_runs()
+    assert len(runs) == count, said
+    assert {run.state for run in runs} <= {AgentState.FINISHED, AgentState.IN_DOUBT}, (said, runs)
+    # Each run reads its own issue's log; its comment quotes the review, the same text for every run: counted.
+    lines = Counter("comment" if line.startswith("comment ") else line for line in _log(w).read_text().splitlines())
+    done: Counter[str] = Counter()
+    doubtful: Counter[str] = Counter()
+    for run in runs:
+        for entry in journal.entries(run.run_id):
+            if entry.kind is EntryKind.STEP:
+                tool = "read-log " + run.run_id.replace("m-", "issue ") if "read_build_log" in entry.name else "comment"
+                (done if entry.done else doubtful)[tool] += 1
+    for tool in set(done) | set(doubtful) | set(lines):
+        found = lines[tool]
+        assert done[tool] <= found <= done[tool] + doubtful[tool], (said, tool, found, done[tool], doubtful[tool])
+    assert sum(1 for run in runs if run.state is AgentState.FINISHED) >= count // 2, (said, runs)
+
+
+@then("the API created the request of each of the runs' turns once, in at most {most:d} batches")
+def step_created_once_shared(context: Context, most: int) -> None:
+    w = world(context)
+    [said] = w.witnessed["rounds"]
+    journal = w.ledger().agent_journal
+    turns = {
+        w.custom_id(e.key) for r in journal.agent_runs() for e in journal.entries(r.run_id) if e.kind is EntryKind.TURN
+    }
+    ids = w.emu.created_custom_ids
+    assert (set(ids), set(ids.values())) == (turns, {1}), (said, len(ids), len(turns), Counter(ids.values()))
+    assert w.emu.created_batches <= most, (said, w.emu.created_batches)

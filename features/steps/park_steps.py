@@ -6,6 +6,7 @@ import contextlib
 import json
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -44,6 +45,37 @@ def step_ticket_batch_running(context: Context, key: str) -> None:
     # Against the time the ticket came back: the actor's poller goes on (moving the clock) whenever the loop runs.
     parked_at = dict(w.witnessed["parked at"])[key]
     assert snapshot.ended_at is None or snapshot.ended_at > parked_at, (snapshot, parked_at)
+
+
+@given("the ledger's reads of each request are counted")
+def step_count_reads(context: Context) -> None:
+    """The scenario's SQLite ledger (the actors' own store object) counts, by key, the records it reads."""
+    w = world(context)
+    store: Any = w.ledger()
+    counted: Counter[str] = Counter()
+    request, requests_for = store.request, store.requests_for
+
+    def read_one(key: str) -> Any:
+        counted[key] += 1
+        return request(key)
+
+    def read_many(keys: Any) -> Any:
+        counted.update(keys)
+        return requests_for(keys)
+
+    store.request, store.requests_for = read_one, read_many
+    w.witnessed["reads"] = [counted]
+
+    def restore() -> None:
+        store.request, store.requests_for = request, requests_for
+
+    w.cleanups.append(restore)
+
+
+@then('the ledger\'s record of "{key}" was read at most {most:d} times')
+def step_reads_at_most(context: Context, key: str, most: int) -> None:
+    [counted] = world(context).witnessed["reads"]
+    assert 0 < counted[key] <= most, counted
 
 
 def _ticket(w: World, key: str) -> Ticket:

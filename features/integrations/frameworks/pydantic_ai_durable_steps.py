@@ -3,7 +3,6 @@ started, resumed and approved in this process, and resumed by `lowtide agents` p
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import json
@@ -11,39 +10,27 @@ import os
 import shlex
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from _durable_runs import batch_ended, plugin, resume_until, run_of, serve_agents, store
 from _world import HANG_SECONDS, World, world
 from step_context import Context, given, then, when
 
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.journal_records import AgentRun, AgentState
-from lowtide.ledger.store import open_ledger
-
-PLUGINS = Path(__file__).resolve().parents[2] / "plugins"
-POLL_SECONDS = 0.2
-"""Between two looks at a batch (the emulator ends one after 0.2 s): each look builds a provider's client and asks
-the API over the socket, as a `resume --once` from cron would."""
 
 
 def _examples() -> Any:
-    if str(PLUGINS) not in sys.path:
-        sys.path.insert(0, str(PLUGINS))
-    import lowtide_durable_forecast
-
-    return lowtide_durable_forecast
+    return plugin("lowtide_durable_forecast")
 
 
 def _store() -> LedgerStore:
-    return open_ledger(os.environ["LOWTIDE_LEDGER"])
+    return store()
 
 
 def _run(run_id: str) -> AgentRun:
-    run = _store().agent_journal.agent_run(run_id)
-    assert run is not None, f"no run {run_id!r}"
-    return run
+    return run_of(run_id)
 
 
 def _log() -> Path:
@@ -52,23 +39,7 @@ def _log() -> Path:
 
 @given("the durable forecast agent reaches the emulated Anthropic API on a loopback socket")
 def step_durable_socket(context: Context) -> None:
-    from lowtide.emulator import Emulator
-
-    w = world(context)
-    w.emulator = Emulator(processing_seconds=0.2)
-    w.set_env("DURABLE_FORECAST_URL", w.served_url())
-    w.set_env("DURABLE_FORECAST_KEY", "emulator-key")
-    w.set_env("ANTHROPIC_API_KEY", "emulator-key")  # what `collect` reaches the API's batches with
-    w.set_env("DURABLE_FORECAST_LOG", str(Path(os.environ["LOWTIDE_LEDGER"]).parent / "side-effects.log"))
-    w.set_env("PYTHONPATH", os.pathsep.join(p for p in (str(PLUGINS), os.environ.get("PYTHONPATH", "")) if p))
-    examples = _examples()
-
-    async def close() -> None:  # the actor built from this scenario's socket goes with it
-        for actor in examples.ACTORS.values():
-            await actor.aclose()
-        examples.ACTORS.clear()
-
-    w.cleanups.append(close)
+    serve_agents(world(context), "lowtide_durable_forecast", "DURABLE_FORECAST")
 
 
 @given("the weather tool asks the model to call it again the first time")
@@ -87,31 +58,12 @@ def step_durable_start(context: Context, name: str, run_id: str) -> None:
 
 @when('the agent runs are resumed in this process until the run "{run_id}" is {state}')
 def step_resume_until(context: Context, run_id: str, state: str) -> None:
-    """`resume --once` passes, as cron's would be, until the run reaches `state` (its batches end in 0.2 s)."""
-    from lowtide.agents.fleet import resume_once
-
-    w = world(context)
-    deadline = time.monotonic() + HANG_SECONDS
-    while (run := _run(run_id)).state.value != state:
-        assert run.state in (AgentState.PARKED, AgentState.RUNNING), run
-        assert time.monotonic() < deadline, f"the run is still {run.state.value} after {HANG_SECONDS:g} s: {run}"
-        done = w.run(resume_once(_store()))
-        assert not done.errors, done.errors
-        if run.state is AgentState.PARKED and _run(run_id).state is AgentState.PARKED:
-            w.run(asyncio.sleep(POLL_SECONDS))
+    resume_until(world(context), run_id, state)
 
 
 @when('the batch the run "{run_id}" waits on has ended')
 def step_batch_ended(context: Context, run_id: str) -> None:
-    from lowtide.agents.waiting import collect_for
-
-    w = world(context)
-    deadline = time.monotonic() + HANG_SECONDS
-    run = _run(run_id)
-    while not ((record := _store().request(run.awaiting or "")) is not None and record.state.final):
-        assert time.monotonic() < deadline, f"the batch of {run.awaiting} has not ended: {record}"
-        w.run(collect_for(_store(), run))
-        w.run(asyncio.sleep(POLL_SECONDS))
+    batch_ended(world(context), run_id)
 
 
 @when("`lowtide agents {command}` runs here")

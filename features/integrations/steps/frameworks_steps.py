@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frameworks"))
 
 for framework, steps in (
     ("pydantic_ai", ("pydantic_ai_steps", "pydantic_ai_durable_steps", "pydantic_ai_stream_steps")),
-    ("langchain_core", ("langchain_steps", "langchain_stream_steps")),
+    ("langchain_core", ("langchain_steps", "langchain_stream_steps", "langchain_durable_steps")),
 ):
     if importlib.util.find_spec(framework) is not None:
         for module in steps:

@@ -106,12 +106,19 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
     ) -> Ticket:
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
         entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        placed = self._placing()  # taken before the read: a batch placed while the ledger is read is not missed
         record = entered if isinstance(entered, RequestRecord) else await self._reread(key)
         outcome = None if isinstance(entered, RequestRecord) else entered
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
-            await self._clock.sleep(min(0.05, self.settings.coalesce_window or 0.05))
-            outcome = self._refused(record.key, outcome)
-            record = await self._reread(record.key)
+            if self._mine(record):
+                # This engine gathers or creates its batch: woken when a create of its comes back (or a gathering
+                # fails, or a reconcile ends), not by reading the ledger every few milliseconds.
+                await self._placed_wait(placed)
+                outcome = self._refused(record.key, outcome)
+                placed = self._placing()
+                record = await self._reread(record.key)
+            else:  # another process's batch: the ledger watched every `watch_interval` (or woken by its notices)
+                record = await self._watch(record)
             # Looked at again after the read: on a remote store the refusal may come while the ledger is read, and
             # the request is then pending and no longer this engine's. Taking it back would send it again.
             outcome = self._refused(record.key, outcome)

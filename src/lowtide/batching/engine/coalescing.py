@@ -64,8 +64,7 @@ class Coalescing(EngineCore):
         entries, self._queue, self._queue_bytes = self._queue, [], 0
         # The calls other processes left for this scope join them (a round trip to a remote store): on the way.
         task = self._spawn(self._send_gathered(entries), waiters=[entry.key for entry in entries])
-        self._dispatching.add(task)
-        task.add_done_callback(self._dispatching.discard)
+        self._track_dispatch(task, creates=False)
 
     async def _send_gathered(self, entries: list[Queued]) -> None:
         # A call taken back from another process's gathering may be queued here already (in `entries`, or in a
@@ -98,3 +97,4 @@ class Coalescing(EngineCore):
         entries, self._queue, self._queue_bytes = self._queue, [], 0
         self._queued_keys.difference_update(entry.key for entry in entries)
         self._fail([entry.key for entry in entries], error)
+        self._placed()

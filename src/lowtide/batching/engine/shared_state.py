@@ -146,6 +146,8 @@ class EngineCore:
         self._dispatching: set[asyncio.Task[None]] = set()
         """Batches on their way: intent recorded, create not yet come back."""
         """Intents whose create is in flight here; each future is done once the create came back, however."""
+        self._placed_signal: asyncio.Future[None] | None = None
+        """Done when a batch of this engine's is placed (`_placed`): what parked calls (`submit`) wait on."""
         self._foreign: set[str] = set()
         """API batch ids whose results showed they belong to no unresolved intent of the ledger."""
         self._stored_from: set[str] = set()
@@ -329,8 +331,38 @@ class EngineCore:
         """Send `entries` now, one batch per group (`_groups`), each tracked until its create has come back."""
         for group in self._groups(entries):
             task = self._spawn(self._dispatch(group), waiters=[entry.key for entry in group])
-            self._dispatching.add(task)
-            task.add_done_callback(self._dispatching.discard)
+            self._track_dispatch(task, creates=True)
+
+    def _track_dispatch(self, task: asyncio.Task[None], *, creates: bool) -> None:
+        """`task` sends a batch (`creates`: makes its create; else gathers what goes in it): on its way until it
+        ends, which wakes the parked calls once a create came back (made, refused or in doubt), or a gathering
+        failed before any create (its calls got the error)."""
+        self._dispatching.add(task)
+        task.add_done_callback(functools.partial(self._dispatch_done, creates))
+
+    def _dispatch_done(self, creates: bool, task: asyncio.Task[None]) -> None:
+        self._dispatching.discard(task)
+        if creates or task.cancelled() or task.exception() is not None:
+            self._placed()
+
+    def _placing(self) -> asyncio.Future[None]:
+        """What the next `_placed` completes: taken before a parked call reads its record, so that a batch placed
+        while it reads is not missed."""
+        loop = asyncio.get_running_loop()
+        if self._placed_signal is None or self._placed_signal.get_loop() is not loop:  # (a program's loop ended)
+            self._placed_signal = loop.create_future()
+        return self._placed_signal
+
+    def _placed(self) -> None:
+        """A batch of this engine's has its create's outcome (or gave up its calls): the parked calls look again."""
+        signal, self._placed_signal = self._placed_signal, None
+        if signal is not None and not signal.done():
+            signal.set_result(None)
+
+    async def _placed_wait(self, placed: asyncio.Future[None]) -> None:
+        """Wait for `placed` (`_placing`) to be done; a caller that gives up leaves it to the others waiting on it."""
+        if not placed.done():
+            await asyncio.wait((placed,))
 
     async def dispatched(self) -> None:
         """Wait until every batch on its way has been created or refused: what a caller that stops sending (a run

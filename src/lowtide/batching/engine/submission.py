@@ -180,6 +180,7 @@ class Submission(EngineCore):
             self._fail(list((await self.ledger.members(batch_id)).values()), exc)
         finally:
             self._reconciling.pop(batch_id, None)
+            self._placed()  # adopted, sent again or given up: the parked calls of its batch look again
 
     async def _reconcile_once(self, batch_id: str) -> None:
         """Apply `reconcile.decide` until it adopts a batch for this intent or sends its requests again.
