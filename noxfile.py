@@ -296,7 +296,7 @@ def postgres(session: nox.Session) -> None:
     # session took 14 minutes (its Robot tests 6.5 of them, the README's examples on PostgreSQL 3) and ran on alone.
     _side_by_side(session, "postgres", {
         "postgres-scenarios": [
-            "coverage", "run", "-p", "-m", "behave", "--tags=@postgres",
+            "coverage", "run", "-p", "-m", "behave", "--tags=@postgres and not @long",
             "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
             *(session.posargs or _tagged("@postgres")),
         ],
@@ -384,7 +384,7 @@ def soak(session: nox.Session) -> None:
     API, and the progress-timed soak's 200 rounds of each variant (two providers per process; three hosts on one
     PostgreSQL ledger, on a throwaway cluster, so the PostgreSQL server must be installed). ROUNDS, PROVIDER_ROUNDS
     (random_kill_soak.robot's OpenAI and Gemini tests, one round in the `robot` session), SEED: posargs override;
-    `-- --test "*PostgreSQL*"` runs one test."""
+    `-- --test "*PostgreSQL*"` runs one test. Then the scenarios tagged `@long` (the postgres session leaves them)."""
     session.install("-e", f".[otel,postgres,{DOCUMENTS},{PROVIDERS}]", *TEST_DEPS)
     _contain_ledger(session)
     session.run(
@@ -393,6 +393,8 @@ def soak(session: nox.Session) -> None:
         "--variable", "TEST_TIMEOUT:8 hours", *session.posargs,
         "robot/random_kill_soak.robot", "robot/progress_kill_soak.robot",
     )  # fmt: skip
+    # The long scenarios (`@long`: agents_cli.feature's 100 runs killed at random on PostgreSQL, among them).
+    session.run("behave", "--tags=@long", "--format", "progress", *_tagged("@long"))
 
 
 # The official SDKs' generated tests (`nox -s sdk_tests`, not run by default): what their source distributions'

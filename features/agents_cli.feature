@@ -63,7 +63,8 @@ Feature: Durable agents across processes: killed anywhere, resumed by `lowtide a
     And the side effects are exactly none
     And the API created 1 batches, one request each, every custom id once
 
-  @postgres
+  # About 80 s of CPU and 5 to 11 minutes on a loaded machine: in the soak session (`@long`), not the postgres one.
+  @postgres @long
   Scenario: 100 runs on PostgreSQL, advanced by two `resume --once` processes at a time and killed at random: nothing twice, nothing lost
     Given LOWTIDE_LEDGER names the scenario's PostgreSQL database
     When the agent "triage" is started as 100 runs at once, each on an issue of its own
