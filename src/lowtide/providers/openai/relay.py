@@ -86,6 +86,8 @@ class ResponsesRelay:
         self._opening: JSON = {**opening, "id": f"resp_{uuid.uuid4().hex[:24]}", "created_at": int(time.time())}
         """The response as `response.created` shows it: the request's settings, no output yet."""
         self._items: dict[int, str] = {}
+        self._streamed: list[JSON] = []
+        """The output items streamed whole, in order."""
         self._sequence = 0
         self._started = False
 
@@ -112,9 +114,24 @@ class ResponsesRelay:
         else:
             if step.closing is not None:
                 yield from self._done(step.closing)
-            whole = {**self._message(step.response, self._call), "id": self._opening["id"]}
+            whole = self._message(step.response, self._call)
+            whole = {**whole, "id": self._opening["id"], "output": self._same_ids(whole["output"])}
             final = "response.incomplete" if whole["status"] == "incomplete" else "response.completed"
             yield self._event(final, response=whole)
+
+    def _same_ids(self, output: list[JSON]) -> list[JSON]:
+        """The finished response's items under the ids they streamed with (the SDK checks that the completed response
+        holds the items it was streamed): a function call by its call id, messages in order."""
+        calls = {item["call_id"]: item["id"] for item in self._streamed if item["type"] == "function_call"}
+        messages = iter([item["id"] for item in self._streamed if item["type"] == "message"])
+        same: list[JSON] = []
+        for item in output:
+            if item["type"] == "function_call" and item["call_id"] in calls:
+                item = {**item, "id": calls[item["call_id"]]}
+            elif item["type"] == "message":
+                item = {**item, "id": next(messages, item["id"])}
+            same.append(item)
+        return same
 
     def _event(self, kind: str, **fields: Any) -> bytes:
         self._sequence += 1
@@ -155,7 +172,9 @@ class ResponsesRelay:
             yield self._event("response.output_text.done", **common, content_index=0, text=block.text, logprobs=[])
             part = _text_part(block.text)
             yield self._event("response.content_part.done", **common, content_index=0, part=part)
-        yield self._event("response.output_item.done", output_index=block.number, item=self._item(block, "completed"))
+        item = self._item(block, "completed")
+        self._streamed.append(item)
+        yield self._event("response.output_item.done", output_index=block.number, item=item)
 
 
 def _text_part(text: str) -> JSON:
