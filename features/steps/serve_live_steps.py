@@ -228,7 +228,7 @@ def _piece(context: Context, text: str) -> None:
     live.pieces.append(text)
 
 
-def _messages(prompt: str) -> list[dict[str, str]]:
+def _messages(prompt: str) -> Any:  # each SDK's own TypedDict of a message
     return [{"role": "user", "content": prompt}]
 
 
@@ -278,7 +278,9 @@ async def _responses(context: Context, prompt: str, **options: Any) -> None:
         client.responses.stream(model=_MODELS["openai"], input=prompt, **options) as stream,
     ):
         async for event in stream:
-            if event.type in ("response.output_text.delta", "response.function_call_arguments.delta"):
+            if event.type == "response.output_text.delta":
+                _piece(context, event.delta)
+            if event.type == "response.function_call_arguments.delta":
                 _piece(context, event.delta)
         final = await stream.get_final_response()
     live.text = final.output_text
@@ -306,8 +308,8 @@ _CLIENTS = {
 
 
 @parse.with_pattern("|".join(re.escape(name) for name in _CLIENTS))
-def _sdk(text: str) -> str:
-    return text
+def _sdk(string: str) -> str:
+    return string
 
 
 register_type(LiveSdk=_sdk)
@@ -363,7 +365,7 @@ def left_early(context: Context, prompt: str) -> None:
         ):
             async for event in stream:
                 if event.type == "text":
-                    live.first_piece_while_held = live.held.held == 1
+                    live.first_piece_while_held = live.held.held == 1 and not live.held.overran
                     live.pieces.append(event.text)
                     break
 
