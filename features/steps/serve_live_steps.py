@@ -10,9 +10,7 @@ import gc
 import json
 import logging
 import re
-import threading
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -22,6 +20,7 @@ import parse
 from behave.api.step_matchers import register_type
 from google import genai
 from google.genai import types as genai_types
+from held_streams import HOLD_SECONDS, HeldStreams
 from shared_servers import Slot, shared_server
 from step_context import Context as StepContext
 from step_context import given, then, when
@@ -30,111 +29,14 @@ from lowtide.actor import Actor
 from lowtide.emulator.emulator import Emulator
 from lowtide.serve.app import build_app
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-
 _KEY = "live-secret"
 _UPSTREAM_ENV = "LOWTIDE_SERVE_LIVE_UPSTREAM_KEY"
 _MODELS = {"anthropic": "claude-haiku-4-5", "openai": "gpt-5.4-mini", "gemini": "gemini-2.5-flash"}
-_HOLD_SECONDS = 60.0
-"""The longest the emulator holds a stream for a client that never gets its first piece (the product's failure, the
-scenario fails then): never reached when the relay works, whatever the machine's load."""
-_PIECE = re.compile(
-    rb'"text_delta"|response\.output_text\.delta|"content":"[^"]|"text":"[^"]'
-    rb'|"partial_json":"[^"]|function_call_arguments\.delta|"arguments":"[^"]'
-)
-"""A body chunk holding a piece of the answer (its text, or a tool call's arguments), in any of the emulator's stream
-shapes."""
 _TOOL = {
     "name": "record_tide",
     "description": "Record a tide measurement",
     "input_schema": {"type": "object", "properties": {"port": {"type": "string"}, "height_m": {"type": "number"}}},
 }
-
-
-class HeldStreams:
-    """The emulator's app, its streamed answers held after their first piece until `release` (or until the
-    one asking closes its connection, which is noted)."""
-
-    def __init__(self, emulator: Emulator) -> None:
-        self.emulator = emulator
-        self._app: Callable[[Scope, Receive, Send], Awaitable[None]] = emulator.app
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self._released: asyncio.Event | None = None
-        self.streams = 0
-        self.held = 0
-        """How many streams had their first piece sent and were waiting."""
-        self.closed_while_held = threading.Event()
-        self.overran = 0
-        """Streams that went on unreleased, after `_HOLD_SECONDS`."""
-
-    def reset(self) -> None:
-        self.streams = self.held = self.overran = 0
-        self.closed_while_held.clear()
-        self._released = None
-
-    def release(self) -> None:
-        """Let the held streams go on (from any thread)."""
-        loop, released = self.loop, self._released
-        if loop is not None and released is not None:
-            loop.call_soon_threadsafe(released.set)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            await self._app(scope, receive, send)
-            return
-        self.loop = asyncio.get_running_loop()
-        if self._released is None:
-            self._released = asyncio.Event()
-        released = self._released
-        state = {"streamed": False, "held": False}
-        request_done = asyncio.Event()
-
-        async def reading() -> Message:
-            message = await receive()
-            if not message.get("more_body"):
-                request_done.set()
-            return message
-
-        async def holding(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = dict(message.get("headers", []))
-                state["streamed"] = headers.get(b"content-type", b"").startswith(b"text/event-stream")
-                self.streams += state["streamed"]
-            await send(message)
-            body = message.get("body", b"") if message["type"] == "http.response.body" else b""
-            if state["streamed"] and not state["held"] and _PIECE.search(body):
-                state["held"] = True
-                self.held += 1
-                await self._hold(receive, released)
-
-        await self._app(scope, reading, holding)
-
-    async def _hold(self, receive: Receive, released: asyncio.Event) -> None:
-        """Wait for `release`. A client that closes its connection meanwhile ends the answer here: seen as the
-        disconnect itself, or as the cancel of the emulator's response that hears it first."""
-        gone = asyncio.ensure_future(_disconnected(receive))
-        opened = asyncio.ensure_future(released.wait())
-        try:
-            done, _ = await asyncio.wait({gone, opened}, timeout=_HOLD_SECONDS, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            self.closed_while_held.set()
-            raise
-        finally:
-            for task in (gone, opened):
-                task.cancel()
-        if gone in done:
-            self.closed_while_held.set()
-            raise ConnectionResetError("the client closed the held stream")
-        if not done:
-            self.overran += 1
-
-
-async def _disconnected(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
 
 
 @dataclass
@@ -379,7 +281,7 @@ def _tasks(server: Slot) -> set[asyncio.Task[Any]]:
     async def running() -> set[asyncio.Task[Any]]:
         return asyncio.all_tasks()
 
-    return asyncio.run_coroutine_threadsafe(running(), server.loop).result(_HOLD_SECONDS)
+    return asyncio.run_coroutine_threadsafe(running(), server.loop).result(HOLD_SECONDS)
 
 
 # What the client, the emulator and the server saw.
@@ -444,7 +346,7 @@ def streams_count(context: Context, count: int) -> None:
 def closed_upstream(context: Context) -> None:
     live = context.live
     assert live.first_piece_while_held is True, "the client's first piece came after the emulator had sent the rest"
-    assert live.held.closed_while_held.wait(_HOLD_SECONDS), "lowtide serve kept reading the emulator's stream"
+    assert live.held.closed_while_held.wait(HOLD_SECONDS), "lowtide serve kept reading the emulator's stream"
     server = shared_server(context, "serve-live-anthropic")
     assert server.loop is not None
 
@@ -453,17 +355,17 @@ def closed_upstream(context: Context) -> None:
         # own limit, never reached unless something is left running).
         started = asyncio.all_tasks() - live.tasks_before - {asyncio.current_task()}
         if started:
-            await asyncio.wait(started, timeout=_HOLD_SECONDS)
+            await asyncio.wait(started, timeout=HOLD_SECONDS)
         gc.collect()  # an abandoned task's unretrieved exception is reported when it is collected
         return [repr(task) for task in started if not task.done()]
 
-    running = asyncio.run_coroutine_threadsafe(settled(), server.loop).result(_HOLD_SECONDS * 2)
+    running = asyncio.run_coroutine_threadsafe(settled(), server.loop).result(HOLD_SECONDS * 2)
     assert not running, running
 
 
 @then('nothing was logged saying "{words}"')
 def nothing_logged(context: Context, words: str) -> None:
-    gc.collect()
+    # The server's loop was collected already (`closed_upstream`): an abandoned task's exception is said then.
     said = [record.getMessage() for record in context.live.records if words in record.getMessage()]
     assert not said, said
 

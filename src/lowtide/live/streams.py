@@ -60,7 +60,7 @@ async def stream_call(request: ActorRequest, opened: Streamer, path: Path) -> St
         raise StreamInterruptedError(f"The stream ended after {given} piece(s), before its answer was whole.")
 
     task = asyncio.ensure_future(path(request, attempt))
-    task.add_done_callback(_ended(pieces))
+    task.add_done_callback(lambda _: pieces.put_nowait(None))
     try:
         while (piece := await pieces.get()) is not None:
             yield piece
@@ -68,17 +68,6 @@ async def stream_call(request: ActorRequest, opened: Streamer, path: Path) -> St
     finally:
         if not task.done():  # the consumer stopped early (or was canceled): the call is abandoned with it
             task.cancel()
-            # Shielded: a consumer canceled again meanwhile (a server's cancel scope repeats its cancel) still
-            # leaves the call ended, its connection closed, before it goes on.
-            await asyncio.shield(asyncio.wait({task}))
-
-
-def _ended(pieces: asyncio.Queue[Piece | None]) -> Callable[[asyncio.Future[ActorResponse[object]]], None]:
-    def ended(task: asyncio.Future[ActorResponse[object]]) -> None:
-        pieces.put_nowait(None)
+            await asyncio.wait({task})
         if not task.cancelled():
-            # Seen, whether or not the consumer is still there to read it: an abandoned call's failure is no "Task
-            # exception was never retrieved" in the log.
-            task.exception()
-
-    return ended
+            task.exception()  # seen: an abandoned call's failure is no "exception never retrieved" in the log
