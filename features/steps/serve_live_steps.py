@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import anthropic
 import openai
 import parse
+from _support import world
 from behave.api.step_matchers import register_type
 from google import genai
 from google.genai import types as genai_types
@@ -61,15 +62,6 @@ class Context(StepContext, Protocol):
     live: Live
 
 
-class _Records(logging.Handler):
-    def __init__(self, records: list[logging.LogRecord]) -> None:
-        super().__init__(logging.DEBUG)
-        self._records = records
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self._records.append(record)
-
-
 @given("an emulator whose streamed answers wait after their first piece until the client has it")
 def held_emulator(context: Context) -> None:
     slot = shared_server(context, "serve-live-emulator")
@@ -78,10 +70,7 @@ def held_emulator(context: Context) -> None:
     slot.serve(context, held)
     context.live = Live(held=held, urls={"emulator": slot.url})
     context.cleanups.append(held.release)  # nothing stays held past its scenario
-    handler = _Records(context.live.records)
-    for name in ("asyncio", "lowtide"):
-        logging.getLogger(name).addHandler(handler)
-        context.cleanups.append(lambda name=name: logging.getLogger(name).removeHandler(handler))
+    context.live.records = world(context).keep_log("asyncio", logging.DEBUG)
 
 
 def _feature_emulator(context: Context, slot: Slot) -> HeldStreams:
