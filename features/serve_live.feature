@@ -41,3 +41,8 @@ Feature: lowtide serve in live mode relays a streamed answer while it is written
     Given the emulator refuses the next Messages call with status 400
     When "Describe the harbour" is streamed from lowtide serve with the Anthropic SDK's messages.stream, which fails
     Then the SDK raised status 400 "invalid_request_error" before any piece, as unstreamed
+
+  Scenario: A stream that breaks upstream after a piece ends with the API's error event, never a short answer
+    Given the emulator's next stream breaks after its first piece
+    When "Describe the harbour at low tide, in some detail." is streamed from lowtide serve with the Anthropic SDK's messages.stream, which fails
+    Then the SDK got 1 piece(s), then raised the API's error event saying "stream"

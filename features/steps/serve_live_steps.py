@@ -243,6 +243,19 @@ def refuses_next(context: Context, status: int) -> None:
     context.live.held.emulator.faults.fail_next("messages.create", status)
 
 
+@given("the emulator's next stream breaks after its first piece")
+def cut_next(context: Context) -> None:
+    context.live.held.cut_next = True
+
+
+@then('the SDK got {count:d} piece(s), then raised the API\'s error event saying "{words}"')
+def broke_mid_stream(context: Context, count: int, words: str) -> None:
+    live = context.live
+    assert len(live.pieces) == count, live.pieces
+    assert isinstance(live.error, anthropic.APIStatusError), repr(live.error)
+    assert words in str(live.error), str(live.error)
+
+
 @when('the Anthropic SDK\'s messages.stream of "{prompt}" is left after its first piece of text')
 def left_early(context: Context, prompt: str) -> None:
     live = context.live

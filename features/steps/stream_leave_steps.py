@@ -6,15 +6,27 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import ExitStack
+from typing import Protocol
 
 from _support import API_KEY, world
 from held_streams import HOLD_SECONDS, HeldStreams
-from step_context import Context, given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.http.server import app_in_thread
 from lowtide.streaming import TextDelta
+from lowtide.types import ActorResponse
 
 _MODEL = "claude-sonnet-5-5"
+
+
+class Context(StepContext, Protocol):
+    """What these steps keep on the scenario's context."""
+
+    held_streams: HeldStreams
+    first_piece_while_held: bool
+
+
 _PROMPT = "Describe the harbour at low tide, in some detail."
 
 
@@ -67,7 +79,7 @@ def step_next_whole(context: Context) -> None:
         async for event in w.current_actor().stream(_PROMPT):
             if isinstance(event, TextDelta):
                 pieces.append(event.text)
-            else:
+            elif isinstance(event, ActorResponse):
                 assert "".join(pieces) == event.text, (pieces, event.text)
                 return event.text
         raise AssertionError("the stream ended without its response")

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from lowtide.emulator.emulator import Emulator
+from lowtide.http.dropped import ConnectionDropped
 
 __all__ = ["HOLD_SECONDS", "HeldStreams"]
 
@@ -44,6 +45,8 @@ class HeldStreams:
         self.held = 0
         """How many streams had their first piece sent and were waiting."""
         self.closed_while_held = threading.Event()
+        self.cut_next = False
+        """Whether the next stream breaks after its first piece instead, its connection dropped."""
         self.overran = 0
         """Streams that went on unreleased, after `HOLD_SECONDS`."""
 
@@ -84,6 +87,9 @@ class HeldStreams:
             body = message.get("body", b"") if message["type"] == "http.response.body" else b""
             if state["streamed"] and not state["held"] and _PIECE.search(body):
                 state["held"] = True
+                if self.cut_next:
+                    self.cut_next = False
+                    raise ConnectionDropped("the emulator broke the stream after its first piece, as asked")
                 self.held += 1
                 await self._hold(receive, released)
 
