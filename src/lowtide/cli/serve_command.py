@@ -100,6 +100,15 @@ Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API
     help="Also receive the provider's batch webhooks on POST /webhooks/<provider> (OpenAI: its secret in"
     " $OPENAI_WEBHOOK_SECRET): a batch's answers are collected as soon as it ends.",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(["batch", "live"]),
+    default="batch",
+    show_default=True,
+    help="batch: every request through a batch and the ledger, a streamed one replayed once its batch has ended;"
+    " live: every request a live call at the live price (not in the ledger), a streamed one relayed piece by piece"
+    " as the provider streams it.",
+)
 @ledger_option
 @_ACCESS_LOG
 @json_option
@@ -114,6 +123,7 @@ def serve(
     idempotency_ttl: float,
     body_timeout: float,
     webhooks: bool,
+    mode: str,
     ledger: str | None,
     access_log: bool,
     json_output: bool,
@@ -129,7 +139,8 @@ def serve(
     requests; one used again after --idempotency-ttl is a new request.
 
     Prints where it listens on stdout once it accepts connections (with --json as one JSON object), then serves until
-    Ctrl-C or SIGTERM. Streamed requests get their answer replayed as server-sent events once its batch has ended.
+    Ctrl-C or SIGTERM. Streamed requests get their answer replayed as server-sent events once its batch has ended;
+    with --mode live, relayed as the provider writes it (a client that goes away cancels the call).
     """
     from lowtide.actor import Actor
     from lowtide.errors import ConfigurationError
@@ -155,6 +166,7 @@ def serve(
         idempotency_ttl=idempotency_ttl,
         body_timeout=body_timeout,
         webhooks=webhooks,
+        mode=mode,
     )
     return run_app(
         app,

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from lowtide.errors import ActorError
+from lowtide.messages.relay import Relay
 from lowtide.types import ActorResponse
 
-__all__ = ["REFUSAL_TYPES", "Refusal", "ServedCall", "Wire", "Wires"]
+__all__ = ["REFUSAL_TYPES", "LiveWire", "Refusal", "ServedCall", "Wire", "Wires"]
 
 REFUSAL_TYPES = frozenset(
     {"invalid_request_error", "authentication_error", "not_found_error", "request_too_large", "api_error"}
@@ -112,6 +113,17 @@ class Wire(Protocol):
 
     def refusal(self, error: ActorError) -> Refusal:
         """A lowtide error as the status and error type the API uses for the same trouble."""
+        ...
+
+
+@runtime_checkable
+class LiveWire(Protocol):
+    """A `Wire` that can also relay a live answer while it is written (`lowtide serve --mode live`): each wire of
+    lowtide's own providers is one. A wire without `relay` gets the finished answer replayed, as in batch mode."""
+
+    def relay(self, call: ServedCall) -> Relay:
+        """A new stream's writer for `call`: the server-sent events of each step of the answer as it arrives
+        (`lowtide.messages.relay.steps`), in the API's own stream shapes."""
         ...
 
 

@@ -80,8 +80,9 @@ from lowtide.messages.content import (
     system_text,
 )
 from lowtide.messages.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
+from lowtide.messages.relay import Block, BlockOpened, BlockPiece, MessageOf, Relay, RelayStep, StreamFinished
 from lowtide.messages.structured import json_text, parse_response, parsed_outcome
-from lowtide.messages.wire import REFUSAL_TYPES, Refusal, ServedCall, Wire
+from lowtide.messages.wire import REFUSAL_TYPES, LiveWire, Refusal, ServedCall, Wire
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.providers.asked import AskedOnce
 from lowtide.providers.chat_choices import first_choice, stop_reason
@@ -110,6 +111,9 @@ __all__ = [
     "BatchBackend",
     "BatchCodec",
     "BatchLimits",
+    "Block",
+    "BlockOpened",
+    "BlockPiece",
     "Budget",
     "ContentRules",
     "Counts",
@@ -128,6 +132,8 @@ __all__ = [
     "LazyProvider",
     "LimitListener",
     "LimitWatchers",
+    "LiveWire",
+    "MessageOf",
     "OneBatchCalls",
     "Outcome",
     "ParameterCheck",
@@ -142,6 +148,8 @@ __all__ = [
     "QuotaReport",
     "Refusal",
     "Registration",
+    "Relay",
+    "RelayStep",
     "RemoteBatch",
     "ResultLine",
     "SdkBatchBackend",
@@ -149,6 +157,7 @@ __all__ = [
     "ServedCall",
     "Settled",
     "StatusError",
+    "StreamFinished",
     "TextAnswer",
     "TextPart",
     "TokenPricedCodec",

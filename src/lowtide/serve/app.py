@@ -14,13 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, cast
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, request_response
 from starlette.types import Receive, Scope, Send
 
@@ -31,8 +32,8 @@ from lowtide.ledger.inline import async_ledger
 from lowtide.messages.wire import Refusal, ServedCall, Wire
 from lowtide.serve.body import read_json
 from lowtide.serve.keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_key
+from lowtide.serve.streams import failure, refused, relayed, replayed
 from lowtide.telemetry.switch import tracing
-from lowtide.types import ActorResponse
 
 __all__ = ["BODY_TIMEOUT", "CLIENT_KEY_ENV", "IDEMPOTENCY_TTL", "build_app", "error_body", "request_key"]
 
@@ -41,7 +42,6 @@ BODY_TIMEOUT = 30.0
 one body, short enough that a client gone quiet half-way does not hold its request for ever."""
 
 CLIENT_KEY_ENV = "LOWTIDE_SERVE_KEY"
-_KEEPALIVE_SECONDS = 15.0
 _log = logging.getLogger("lowtide.serve")
 
 
@@ -57,6 +57,8 @@ class _Served:
     idempotency_ttl: float
     body_timeout: float
     """Seconds a request body may go without a byte arriving before it is refused (408)."""
+    mode: BatchProcessingMode
+    """Batch: every call through the ledger and a batch; live: each call live, a streamed one relayed as it comes."""
 
 
 def build_app(
@@ -69,12 +71,15 @@ def build_app(
     idempotency_ttl: float = IDEMPOTENCY_TTL,
     body_timeout: float = BODY_TIMEOUT,
     webhooks: bool = False,
+    mode: BatchProcessingMode | str = BatchProcessingMode.BATCH,
 ) -> Starlette:
     """The ASGI app answering each wire's path (by default every wire the actor's batch provider serves) through
     `actor` in batch mode, for clients holding one of `client_keys`, asking for the actor's model or one of
     `allow_models`, in bodies of at most `max_body_bytes` (default: each API's own limit), an `Idempotency-Key` naming
     one request for `idempotency_ttl` seconds; a body that goes `body_timeout` seconds without a byte is refused. With
-    `webhooks`, the provider's batch webhooks are received too (`lowtide.webhooks.receiver`), on their own path."""
+    `webhooks`, the provider's batch webhooks are received too (`lowtide.webhooks.receiver`), on their own path. In
+    `mode` live, each call is a live call instead (not recorded in the ledger: an `Idempotency-Key` names nothing),
+    and a streamed one is relayed piece by piece as the provider streams it."""
     if max_body_bytes is not None and max_body_bytes < 1:
         raise ValueError(f"max_body_bytes must be 1 or more, not {max_body_bytes}")
     if not idempotency_ttl > 0:
@@ -84,7 +89,8 @@ def build_app(
     clients = ClientKeys(client_keys)
     served = _wires(actor, wires)
     models = tuple(dict.fromkeys([actor.configuration.model, *(name for name in allow_models if name)]))
-    settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl, body_timeout)
+    served_mode = BatchProcessingMode(mode)
+    settings = _Served(actor, clients, models, max_body_bytes, idempotency_ttl, body_timeout, served_mode)
     routes = [Route(wire.path, _AnyMethod(_answerer(settings, wire))) for wire in served]
     if webhooks:
         from lowtide.webhooks.receiver import webhook_route
@@ -98,7 +104,7 @@ def build_app(
             "not_found_error",
             f"{request.method} {request.url.path} is not served here (lowtide serve answers {paths}).",
         )
-        return _refused(served[0], refusal)
+        return refused(served[0], refusal)
 
     routes.append(Route("/{path:path}", _AnyMethod(not_found)))
     return Starlette(routes=routes)
@@ -145,28 +151,30 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
     async def answer(request: Request) -> Response:
         if request.method != "POST":
             message = f"{request.method} {wire.path} is not allowed: lowtide serve answers POST {wire.path}."
-            return _refused(wire, Refusal(405, "invalid_request_error", message, headers={"Allow": "POST"}))
+            return refused(wire, Refusal(405, "invalid_request_error", message, headers={"Allow": "POST"}))
         in_query = request.query_params.get(wire.key_query) if wire.key_query else None
         scope = served.clients.scope(request.headers, wire.key_header, in_query)
         if scope is None:
             named = wire.key_header or "x-api-key"
             named += f" or ?{wire.key_query}=" if wire.key_query else ""
-            return _refused(wire, Refusal(401, "authentication_error", f"invalid {named}"))
+            return refused(wire, Refusal(401, "authentication_error", f"invalid {named}"))
         try:
             call = wire.call(await read_json(request, limit, idle_seconds=served.body_timeout), request.path_params)
             arguments = _with_actor_options(actor, call.arguments)
             await _check(served, wire, arguments)
         except ActorError as error:
-            return _refused(wire, wire.refusal(error))
+            return refused(wire, wire.refusal(error))
         except Refusal as refusal:
-            return _refused(wire, refusal)
+            return refused(wire, refusal)
         except ClientDisconnect:
             return Response(status_code=400)  # no one is left to read it; the access log shows the request
         except Exception as error:  # a body some check could not read: the client's to fix, never a crash here
             _log.warning("lowtide serve could not read a request to %s (%s)", wire.path, type(error).__name__)
             _log.debug("traceback", exc_info=True)
             message = f"lowtide serve could not read this request ({type(error).__name__}: {error})."
-            return _refused(wire, Refusal(400, "invalid_request_error", message))
+            return refused(wire, Refusal(400, "invalid_request_error", message))
+        if served.mode is BatchProcessingMode.LIVE:
+            return await _live(actor, wire, call, arguments, request)
         try:
             key = await ledger_key(
                 async_ledger(actor.ledger),
@@ -179,20 +187,15 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
                 idempotency_key=request.headers.get("idempotency-key"),
             )
         except Exception as error:
-            return _refused(wire, _failure(wire, error))
-        if tracing():  # the call's span continues the client's trace (its `traceparent`)
-            from lowtide.telemetry.propagation import continuing
-
-            with continuing(request.headers):
-                outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
-        else:
+            return refused(wire, failure(wire, error))
+        with _continuing(request):
             outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
         if call.stream:
-            return StreamingResponse(_streamed(wire, call, outcome), media_type="text/event-stream")
+            return replayed(wire, call, outcome)
         try:
             response = await outcome
         except Exception as error:
-            return _refused(wire, _failure(wire, error))
+            return refused(wire, failure(wire, error))
         return JSONResponse(wire.message(response, call))
 
     return answer
@@ -205,7 +208,7 @@ async def _check(served: _Served, wire: Wire, arguments: Mapping[str, Any]) -> N
     refused = wire.model_refusal(str(arguments["model"]), served.models)
     if refused is not None:
         raise refused
-    provider = served.actor.provider(BatchProcessingMode.BATCH)
+    provider = served.actor.provider(served.mode)
     checked = served.actor.request(**arguments)
     backend = provider.batch_backend()
     if backend is not None:
@@ -225,40 +228,24 @@ def _with_actor_options(actor: Actor, arguments: Mapping[str, Any]) -> dict[str,
     return {**arguments, "provider_options": merged}
 
 
-def _failure(wire: Wire, error: BaseException) -> Refusal:
-    """A call that failed after its checks, as the API would answer: lowtide's errors as the wire maps them, anything
-    else a 500 in the API's shape (its traceback logged at debug level)."""
-    if isinstance(error, ActorError):
-        return wire.refusal(error)
-    _log.debug("traceback", exc_info=error)
-    return Refusal(500, "api_error", f"lowtide serve failed to answer: {type(error).__name__}: {error}")
-
-
-def _logged(refusal: Refusal) -> Refusal:
-    if refusal.status >= 500:
-        _log.warning("request failed: %s", refusal.message)
-    return refusal
-
-
-def _refused(wire: Wire, refusal: Refusal) -> JSONResponse:
-    body = wire.error_body(_logged(refusal))
-    return JSONResponse(body, status_code=refusal.status, headers=dict(refusal.headers))
-
-
-async def _streamed(
-    wire: Wire, call: ServedCall, outcome: asyncio.Future[ActorResponse[object]]
-) -> AsyncIterator[bytes]:
-    """The answer replayed as events once its batch has ended; until then an SSE comment now and then, which clients
-    ignore, so that idle-connection timeouts do not end the wait."""
+async def _live(actor: Actor, wire: Wire, call: ServedCall, arguments: Mapping[str, Any], request: Request) -> Response:
+    """A call answered live: streamed, relayed as it is written; else the finished answer."""
+    live = BatchProcessingMode.LIVE
+    if call.stream:
+        with _continuing(request):
+            return await relayed(wire, call, actor.stream(mode=live, **arguments))
     try:
-        while True:
-            done, _ = await asyncio.wait({outcome}, timeout=_KEEPALIVE_SECONDS)
-            if done:
-                break
-            yield b": waiting on a batch\n\n"
-        response = outcome.result()
+        with _continuing(request):
+            response = await actor.run(mode=live, **arguments)
     except Exception as error:
-        yield wire.error_event(_logged(_failure(wire, error)))
-        return
-    for event in wire.events(wire.message(response, call), call):
-        yield event
+        return refused(wire, failure(wire, error))
+    return JSONResponse(wire.message(response, call))
+
+
+def _continuing(request: Request) -> AbstractContextManager[object]:
+    """While telemetry is on, the call's span continues the client's trace (its `traceparent`)."""
+    if not tracing():
+        return nullcontext()
+    from lowtide.telemetry.propagation import continuing
+
+    return continuing(request.headers)

@@ -19,8 +19,10 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.http.sse import encode_event
+from lowtide.messages.relay import Relay
 from lowtide.messages.wire import Refusal, ServedCall
 from lowtide.providers.anthropic.models import undated
+from lowtide.providers.anthropic.relay import MessagesRelay
 from lowtide.providers.anthropic.stream_events import message_events
 from lowtide.types import ActorResponse, OtherContent
 
@@ -137,6 +139,10 @@ class MessagesWire:
         """`message` replayed as the API streams it: message_start, content blocks, message_delta, message_stop."""
         for name, data in message_events(message):
             yield encode_event(name, data)
+
+    def relay(self, call: ServedCall) -> Relay:
+        """A live answer to `call` streamed as it arrives (`lowtide serve --mode live`), in these events' shapes."""
+        return MessagesRelay(call, self.message)
 
     def error_body(self, refusal: Refusal) -> dict[str, object]:
         return {"type": "error", "error": {"type": refusal.error_type, "message": refusal.message}}

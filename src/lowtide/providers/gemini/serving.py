@@ -9,7 +9,6 @@ version, is one request to the ledger. `countTokens` is not served: a count is n
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol
 
@@ -30,7 +29,8 @@ from lowtide import (
     ThinkingContent,
     ToolUseContent,
 )
-from lowtide.providers import Refusal, ServedCall, Wire
+from lowtide.providers import Refusal, Relay, ServedCall, Wire
+from lowtide.providers.gemini.relay import GenerateContentRelay, data_event
 from lowtide.providers.gemini.requests import SYNTHETIC_CALL_ID
 from lowtide.providers.gemini.served_requests import INVALID, call_of, invalid
 
@@ -148,7 +148,11 @@ class GenerateContentWire:
 
     def events(self, message: Mapping[str, object], call: ServedCall) -> Iterator[bytes]:
         """`message` as the API streams it with `alt=sse`: one event (the whole answer is known at once)."""
-        yield _data(message)
+        yield data_event(message)
+
+    def relay(self, call: ServedCall) -> Relay:
+        """A live answer to `call` streamed as it arrives (`lowtide serve --mode live`): a chunk per piece of text."""
+        return GenerateContentRelay(call, self.message)
 
     def error_body(self, refusal: Refusal) -> dict[str, object]:
         status = refusal.error_type if refusal.error_type in _STATUS_OF_NAME else None
@@ -156,7 +160,7 @@ class GenerateContentWire:
         return {"error": {"code": refusal.status, "message": refusal.message, "status": name}}
 
     def error_event(self, refusal: Refusal) -> bytes:
-        return _data(self.error_body(refusal))
+        return data_event(self.error_body(refusal))
 
     def refusal(self, error: ActorError) -> Refusal:
         """A lowtide error as the HTTP status and Google status name the API uses for the same trouble."""
@@ -205,7 +209,3 @@ def _part(block: TextContent | ThinkingContent | ToolUseContent | _Other) -> dic
             call["id"] = block.id
         return {"functionCall": call}
     return dict(block.data)
-
-
-def _data(body: Mapping[str, object]) -> bytes:
-    return f"data: {json.dumps(body, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()

@@ -23,8 +23,10 @@ from lowtide.errors import (
     StructuredOutputError,
 )
 from lowtide.http.sse import data_line, encode_event
+from lowtide.messages.relay import Relay
 from lowtide.messages.wire import Refusal, ServedCall
 from lowtide.providers.openai.answers import retryable
+from lowtide.providers.openai.relay import ChatRelay, ResponsesRelay
 from lowtide.providers.openai.served_requests import chat_call, responses_call
 from lowtide.providers.openai.stream_events import completion_chunks, response_events
 from lowtide.types import ActorResponse, OtherContent, TextContent, ThinkingContent, ToolUseContent, Usage
@@ -131,6 +133,10 @@ class ChatCompletionsWire(_OpenAIWire):
             "system_fingerprint": None,
         }
 
+    def relay(self, call: ServedCall) -> Relay:
+        """A live answer to `call` streamed as it arrives (`lowtide serve --mode live`), in these chunks' shapes."""
+        return ChatRelay(call, self.message)
+
     def events(self, message: Mapping[str, Any], call: ServedCall) -> Iterator[bytes]:
         """`message` replayed as the API streams it: `chat.completion.chunk`s (the usage last, when the request's
         `stream_options.include_usage` asks for it), then `[DONE]`."""
@@ -152,35 +158,18 @@ class ResponsesWire(_OpenAIWire):
 
     def message(self, response: ActorResponse[object], call: ServedCall) -> JSON:
         """The `Response` the API would have answered with; it echoes the request's settings, as the API does."""
-        echo = call.echo
         incomplete = response.stop_reason == "max_tokens"
         usage = response.usage
         prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
         created = int(time.time())
         return {
+            **_settings(call, response.model),
             "id": response.ids.message_id or f"resp_{response.ids.custom_id or 'lowtide'}",
-            "object": "response",
             "created_at": created,
             "completed_at": created,
             "status": "incomplete" if incomplete else "completed",
             "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
-            "error": None,
-            "model": response.model,
             "output": _output(response),
-            "instructions": echo.get("instructions"),
-            "max_output_tokens": echo.get("max_output_tokens"),
-            "metadata": echo.get("metadata", {}),
-            "parallel_tool_calls": echo.get("parallel_tool_calls", True),
-            "temperature": echo.get("temperature", 1.0),
-            "top_p": echo.get("top_p", 1.0),
-            "tool_choice": echo.get("tool_choice", "auto"),
-            "tools": echo.get("tools", []),
-            "text": echo.get("text", {"format": {"type": "text"}}),
-            "reasoning": echo.get("reasoning", {"effort": None, "summary": None}),
-            "service_tier": echo.get("service_tier", "default"),
-            "store": echo.get("store", True),
-            "truncation": echo.get("truncation", "disabled"),
-            "user": echo.get("user"),
             "usage": {
                 "input_tokens": prompt,
                 "input_tokens_details": {"cached_tokens": usage.cache_read_input_tokens},
@@ -189,6 +178,11 @@ class ResponsesWire(_OpenAIWire):
                 "total_tokens": prompt + usage.output_tokens,
             },
         }
+
+    def relay(self, call: ServedCall) -> Relay:
+        """A live answer to `call` streamed as it arrives (`lowtide serve --mode live`), in these events' shapes."""
+        opening = _settings(call, str(call.arguments.get("model", "")))
+        return ResponsesRelay(call, self.message, opening | {"status": "in_progress", "output": [], "usage": None})
 
     def events(self, message: Mapping[str, Any], call: ServedCall) -> Iterator[bytes]:
         """`message` replayed as the API streams it: `response.created`, `response.in_progress`, each output item
@@ -204,6 +198,32 @@ class ResponsesWire(_OpenAIWire):
     def error_event(self, refusal: Refusal) -> bytes:
         body = self.error_body(refusal)["error"]
         return encode_event("error", {"type": "error", "sequence_number": 0, **body, "error": body})
+
+
+def _settings(call: ServedCall, model: str) -> JSON:
+    """A `Response`'s fields that echo the request's settings (as the API does), with its model and no error."""
+    echo = call.echo
+    return {
+        "object": "response",
+        "error": None,
+        "model": model,
+        "incomplete_details": None,
+        "completed_at": None,
+        "instructions": echo.get("instructions"),
+        "max_output_tokens": echo.get("max_output_tokens"),
+        "metadata": echo.get("metadata", {}),
+        "parallel_tool_calls": echo.get("parallel_tool_calls", True),
+        "temperature": echo.get("temperature", 1.0),
+        "top_p": echo.get("top_p", 1.0),
+        "tool_choice": echo.get("tool_choice", "auto"),
+        "tools": echo.get("tools", []),
+        "text": echo.get("text", {"format": {"type": "text"}}),
+        "reasoning": echo.get("reasoning", {"effort": None, "summary": None}),
+        "service_tier": echo.get("service_tier", "default"),
+        "store": echo.get("store", True),
+        "truncation": echo.get("truncation", "disabled"),
+        "user": echo.get("user"),
+    }
 
 
 def _undated(model: str) -> str:
