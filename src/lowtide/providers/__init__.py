@@ -39,6 +39,7 @@ from lowtide.batching.lines import (
 )
 from lowtide.batching.oneshot import OneBatchCalls, run_batch
 from lowtide.batching.polling import wait_until_ended
+from lowtide.batching.prompt_caching import CachePrefix, PromptCaching
 from lowtide.batching.rebuild_reads import first_custom_id_in, first_line_reader, input_lines, read_input
 from lowtide.batching.retrying import retrying
 from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
@@ -111,6 +112,7 @@ __all__ = [
     "BatchCodec",
     "BatchLimits",
     "Budget",
+    "CachePrefix",
     "ContentRules",
     "Counts",
     "CreateSteps",
@@ -137,6 +139,7 @@ __all__ = [
     "Piece",
     "PriceCache",
     "Priced",
+    "PromptCaching",
     "Provider",
     "ProviderOptions",
     "QuotaReport",
