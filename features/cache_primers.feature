@@ -42,7 +42,7 @@ Feature: Cache-aware batches: one primer writes a shared prompt to the cache, th
       max_tokens: 64
       batch: {poll_interval: 10, max_attempts: 1}
       """
-    And 10 prompts "Review {n}", the last 5 with a system prompt of their own, 8000 characters long
+    And the prompts "Review {n}", 10 of them, the last 5 with a system prompt of their own, 8000 characters long
     When the actor maps the prompts with 100 items per batch
     Then every one of the 10 results succeeded
     And the API received 2 batches of 2 and 8 requests
@@ -50,6 +50,20 @@ Feature: Cache-aware batches: one primer writes a shared prompt to the cache, th
     And results 0 and 5 each wrote to the prompt cache and read none
     And results 1 to 4 each read 1500 tokens from the prompt cache and wrote none
     And results 6 to 9 each read 2000 tokens from the prompt cache and wrote none
+
+  Scenario: A document every job sends first is the prefix primed when the system prompt is too short alone
+    Given an actor "reader" whose system prompt is 400 characters long, with:
+      """
+      batch_processing: batch
+      max_tokens: 64
+      batch: {poll_interval: 10, max_attempts: 1}
+      """
+    And a text file "tides.txt" of 6000 characters
+    And jobs that each send the file "tides.txt" before their prompt "Question {n}", 5 of them
+    When the actor maps the prompts with 100 items per batch
+    Then every one of the 5 results succeeded
+    And the API received 2 batches of 1 and 4 requests
+    And results 1 to 4 each read from the prompt cache what result 0 wrote
 
   Scenario: A prompt too short for the model to cache is sent as it is, in one batch, with no marker
     Given an actor "reader" whose system prompt is 2000 characters long, with:
@@ -102,7 +116,7 @@ Feature: Cache-aware batches: one primer writes a shared prompt to the cache, th
       max_tokens: 64
       batch: {poll_interval: 10, max_attempts: 1}
       """
-    And 10 prompts "Review {n}", with prompts 3, 6 and 8 errored in their first batch
+    And the prompts "Review {n}", 10 of them, with prompts 3, 6 and 8 errored in their first batch
     When the actor maps the prompts with 100 items per batch as run "reviews"
     Then the API received 2 batches of 1 and 9 requests
     When 2 hours pass on the emulator's clock
@@ -120,7 +134,7 @@ Feature: Cache-aware batches: one primer writes a shared prompt to the cache, th
       max_tokens: 64
       batch: {poll_interval: 30}
       """
-    And 6 prompts "Review {n}", the last 3 with a system prompt of their own, 8000 characters long
+    And the prompts "Review {n}", 6 of them, the last 3 with a system prompt of their own, 8000 characters long
     When the actor plans the prompts
     Then the plan says "prompt cache: 3 request(s) sharing a 1,5"
     When the actor maps the prompts with 100 items per batch

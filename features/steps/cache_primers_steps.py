@@ -7,11 +7,14 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from _bulk_support import anthropic_batches as _batches
+from _bulk_support import bulk_state as _bulk
+from _bulk_support import prompts as _prompts
+from _bulk_support import run_result as _result
 from _openai_provider_support import MODEL
 from _support import World, world, yaml_doc
 from step_context import Context, given, then, when
 
-from lowtide.bulk.outputs.results import RunResult
 from lowtide.config.actors import BatchProcessingMode
 from lowtide.cost.pricing import cost_of
 from lowtide.providers.anthropic.caching import AnthropicCaching
@@ -31,29 +34,6 @@ def _numbers(text: str) -> list[int]:
     return [int(part) for part in re.split(r",\s*|\s+and\s+", text)]
 
 
-# The bulk run steps' state (`bulk_runs_steps`), read the same way: a step module is not imported by another, or
-# behave would register its steps twice.
-def _bulk(w: World) -> dict[str, Any]:
-    return w.asked.setdefault("bulk", {})
-
-
-def _prompts(w: World) -> list[Any]:
-    return _bulk(w)["prompts"]
-
-
-def _result(w: World) -> RunResult:
-    result = _bulk(w).get("result")
-    assert isinstance(result, RunResult), f"no run result (error: {w.error!r})"
-    return result
-
-
-def _batches(w: World) -> list[Any]:
-    async def listing() -> list[Any]:
-        return [batch async for batch in w.client.messages.batches.list(limit=100)]
-
-    return sorted(w.run(listing()), key=lambda b: (b.created_at, b.id))
-
-
 def _usage(w: World, index: int) -> Usage:
     item = _result(w).items[index]
     assert item.answer is not None, (index, item.status, item.reason, item.error)
@@ -67,9 +47,10 @@ def step_actor_system_prompt(context: Context, name: str, length: int) -> None:
 
 
 @given(
-    '{count:d} prompts "{template}", the last {last:d} with a system prompt of their own, {length:d} characters long'
+    'the prompts "{template}", {count:d} of them, the last {last:d} with a system prompt of their own,'
+    " {length:d} characters long"
 )
-def step_prompts_two_systems(context: Context, count: int, template: str, last: int, length: int) -> None:
+def step_prompts_two_systems(context: Context, template: str, count: int, last: int, length: int) -> None:
     from lowtide.bulk.inputs.jobs import Job
 
     own = _text(length, word="lighthouse")
@@ -79,12 +60,35 @@ def step_prompts_two_systems(context: Context, count: int, template: str, last: 
     _bulk(world(context))["prompts"] = prompts
 
 
-@given('{count:d} prompts "{template}", with prompts {items} errored in their first batch')
-def step_prompts_errored_once(context: Context, count: int, template: str, items: str) -> None:
+@given('the prompts "{template}", {count:d} of them, with prompts {items} errored in their first batch')
+def step_prompts_errored_once(context: Context, template: str, count: int, items: str) -> None:
     w = world(context)
     _bulk(w)["prompts"] = [template.replace("{n}", str(n)) for n in range(count)]
     for n in _numbers(items):
         w.emu.faults.outcome(w.custom_id(f"reviews-{n}"), "errored")
+
+
+@given('a text file "{name}" of {length:d} characters')
+def step_long_text_file(context: Context, name: str, length: int) -> None:
+    world(context).path(name).write_text(_text(length, word="pilot"), encoding="utf-8")
+
+
+@given('jobs that each send the file "{name}" before their prompt "{template}", {count:d} of them')
+def step_prompts_after_file(context: Context, name: str, template: str, count: int) -> None:
+    from lowtide.bulk.inputs.jobs import Job
+
+    w = world(context)
+    _bulk(w)["prompts"] = [Job(prompt=template.replace("{n}", str(n)), file=w.path(name)) for n in range(count)]
+
+
+@then("results {items} each read from the prompt cache what result {writer:d} wrote")
+def step_results_read_primer(context: Context, items: str, writer: int) -> None:
+    w = world(context)
+    written = _usage(w, writer).cache_creation_input_tokens
+    assert written > 0, _usage(w, writer)
+    for index in _numbers(items):
+        usage = _usage(w, index)
+        assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (written, 0), (index, usage)
 
 
 @when("the actor plans the prompts")
