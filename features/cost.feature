@@ -54,9 +54,10 @@ Feature: What each call cost
     When the actor runs these prompts as one call of run_many:
       | custom_id | prompt           |
       | first     | High tide today? |
+    And the actor runs these prompts as a later call of run_many, the earlier outcomes kept:
+      | custom_id | prompt           |
       | second    | High tide today? |
-    Then the outcome of "first" wrote to the prompt cache and read nothing from it
-    And the outcome of "second" read from the prompt cache what "first" wrote
+    Then the outcome of "second" read from the prompt cache what "first" wrote
     And the cost of each outcome is what its tokens cost at these rates, in dollars per million tokens:
       | input | output | cache write | cache read |
       | 1.00  | 5.00   | 1.25        | 0.05       |

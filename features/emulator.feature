@@ -692,17 +692,29 @@ Feature: The emulator, an offline and faithful Anthropic API for the real SDK
       When I send the emulator a 4000-character question after a 400-character tool, cached at the tool and for "5m" at the question
       Then the emulator usage is input 0, cache writes 0 (5m 0, 1h 0) and cache reads 1100
 
-    Scenario: Requests in one batch share the cache: the first writes, the later ones read
+    Scenario: Requests in one batch are processed side by side: none reads another's write, later requests read them
       Given the emulator runs on a manual clock
       When I create an emulator batch of 3 requests with a 6000-character cached system prompt
       And I fetch the emulator batch results
       Then the emulator results are:
         | custom_id | result    | cache_writes | cache_reads |
         | r0        | succeeded | 1500         | 0           |
-        | r1        | succeeded | 0            | 1500        |
-        | r2        | succeeded | 0            | 1500        |
+        | r1        | succeeded | 1500         | 0           |
+        | r2        | succeeded | 1500         | 0           |
       When I send the emulator a message with a 6000-character cached system prompt
       Then the emulator usage is input 2, cache writes 0 (5m 0, 1h 0) and cache reads 1500
+
+    Scenario: A batch created after a request wrote the cache reads it, within the write's lifetime
+      Given the emulator runs on a manual clock
+      When I send the emulator a message with a 6000-character cached system prompt
+      Then the emulator usage is input 2, cache writes 1500 (5m 1500, 1h 0) and cache reads 0
+      When I create an emulator batch of 3 requests with a 6000-character cached system prompt
+      And I fetch the emulator batch results
+      Then the emulator results are:
+        | custom_id | result    | cache_writes | cache_reads |
+        | r0        | succeeded | 0            | 1500        |
+        | r1        | succeeded | 0            | 1500        |
+        | r2        | succeeded | 0            | 1500        |
 
     Scenario: A batch request whose cached prefix is too short reports no cache usage
       Given the emulator runs on a manual clock

@@ -10,6 +10,10 @@ import zlib
 from decimal import Decimal
 from typing import Any
 
+from _bulk_support import anthropic_batches as _batches
+from _bulk_support import bulk_state as _bulk
+from _bulk_support import prompts as _prompts
+from _bulk_support import run_result as _result
 from _support import API_KEY, World, emulated_reply_to, new_program_actor, world
 from pydantic import BaseModel, Field
 from step_context import Context, given, then, when
@@ -44,20 +48,6 @@ class Opening(BaseModel):
 MODELS: dict[str, type[BaseModel]] = {"Verdict": Verdict, "Permit": Permit, "Opening": Opening}
 
 
-def _bulk(w: World) -> dict[str, Any]:
-    return w.asked.setdefault("bulk", {})
-
-
-def _prompts(w: World) -> list[Any]:
-    return _bulk(w)["prompts"]
-
-
-def _result(w: World) -> RunResult:
-    result = _bulk(w).get("result")
-    assert isinstance(result, RunResult), f"no run result (error: {w.error!r})"
-    return result
-
-
 def _map(w: World, inputs: list[Any] | None = None, **options: Any) -> RunResult | None:
     actor = w.current_actor()
     jobs = inputs if inputs is not None else _prompts(w)
@@ -85,13 +75,6 @@ def _cost_limit(w: World, items: float) -> Decimal:
     limit = worst * Decimal(str(items))
     _bulk(w).setdefault("limit", limit)
     return limit
-
-
-def _batches(w: World) -> list[Any]:
-    async def listing() -> list[Any]:
-        return [batch async for batch in w.client.messages.batches.list(limit=100)]
-
-    return sorted(w.run(listing()), key=lambda b: (b.created_at, b.id))
 
 
 def _sizes(batch: Any) -> int:

@@ -93,6 +93,19 @@ def step_batch_half_of_live(context: Context) -> None:
     assert _cost(batch).live_equivalent_usd == _cost(live).total_usd, (batch.cost, live.cost)
 
 
+@when("the actor runs these prompts as a later call of run_many, the earlier outcomes kept:")
+def step_later_run_many(context: Context) -> None:
+    """A batch of its own: its requests start after the earlier call's were answered, and read what they wrote to
+    the prompt cache (requests side by side in one batch do not)."""
+    w = world(context)
+    actor = w.current_actor()
+    earlier_ids, earlier = list(w.custom_ids), list(w.outcomes)
+    requests = [actor.request(row["prompt"], custom_id=row["custom_id"]) for row in context.table]
+    outcomes = w.attempt_async(lambda: actor.run_many(requests)) or []
+    w.custom_ids = earlier_ids + [row["custom_id"] for row in context.table]
+    w.outcomes = earlier + list(outcomes)
+
+
 @then('the outcome of "{cheaper}" cost less than the outcome of "{dearer}"')
 def step_cheaper(context: Context, cheaper: str, dearer: str) -> None:
     w = world(context)

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from lowtide.batching.prompt_caching import PromptCaching
 from lowtide.core.custom_ids import CustomIdParts
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError, APIConnectionError, APIUnreachableError, ServerError
@@ -168,6 +169,8 @@ class BatchCodec(ABC):
     gen_ai_provider_name: str | None = None
     """`gen_ai.provider.name` of its batches' spans: the GenAI conventions' value, as its `Provider` says it."""
     limits: BatchLimits
+    prompt_caching: PromptCaching | None = None
+    """The API's prompt caching, when a bulk run may prime a shared prefix before sending the rest (None: never)."""
 
     def telemetry_name(self) -> str:
         """`gen_ai.provider.name` of this provider's batches: its `gen_ai_provider_name`, else its `name`."""

@@ -95,6 +95,11 @@ class BatchSettings(SettingsModel):
     api_retries: int = Field(
         default=5, ge=0, le=50, description="Retries of a failed status check or result download (never of create)."
     )
+    cache_primers: bool = Field(
+        default=True,
+        description="Whether a bulk run whose requests share a prefix long enough to cache sends one of them first, "
+        "marked to be cached, and the rest once it is answered (only where that pays, at batch prices).",
+    )
     coalesce_window: float = Field(
         default=0.5, ge=0, description="Seconds concurrent calls are gathered before they are sent as one batch."
     )

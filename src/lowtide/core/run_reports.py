@@ -42,6 +42,8 @@ class RunReport:
     interrupted: str | None = None
     elapsed_seconds: float = 0.0
     notes: list[str] = field(default_factory=list[str])
+    cache_saved_usd: Decimal | None = None
+    """What the prompt cache's reads and writes saved against the same tokens sent uncached (None: not priced)."""
 
     def counts(self) -> dict[str, int]:
         return dict(self.item_counts)
@@ -71,6 +73,7 @@ class RunReport:
             "live_cost_usd": self.live_cost_usd,
             "mode": self.mode,
             "usage": dict(self.usage),
+            **({"cache_saved_usd": self.cache_saved_usd} if self.cache_saved_usd is not None else {}),
             **({"interrupted": self.interrupted} if self.interrupted is not None else {}),
         }
 
@@ -88,8 +91,18 @@ class RunReport:
         batches = f" {self.batches} batch(es);" if self.batches is not None else ""
         return (
             f"run {self.run_id}: {self.items} item(s): {counts or 'none'};{batches}"
-            f" {usd(self.cost_usd)} at batch prices (live: {usd(self.live_cost_usd)}){self._unknown()}"
+            f" {usd(self.cost_usd)} at batch prices (live: {usd(self.live_cost_usd)}){self._unknown()}{self._cache()}"
         )
+
+    def _cache(self) -> str:
+        """The prompt cache's part of a batch run's summary: tokens read and written per answer, and the saving."""
+        read, written = self.usage["cache_read_input_tokens"], self.usage["cache_creation_input_tokens"]
+        answers = self.item_counts.get("succeeded", 0)
+        if not (read or written) or not answers:
+            return ""
+        saved = f", saving {usd(self.cache_saved_usd)}" if self.cache_saved_usd is not None else ""
+        per = f"{read / answers:,.0f} token(s) read and {written / answers:,.0f} written per answer"
+        return f"; prompt cache: {per}{saved}"
 
     def _unknown(self) -> str:
         return f" (no price is known for {self.unpriced} answer(s))" if self.unpriced else ""

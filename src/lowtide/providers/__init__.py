@@ -39,6 +39,7 @@ from lowtide.batching.lines import (
 )
 from lowtide.batching.oneshot import OneBatchCalls, run_batch
 from lowtide.batching.polling import wait_until_ended
+from lowtide.batching.prompt_caching import CachePrefix, PromptCaching
 from lowtide.batching.rebuild_reads import first_custom_id_in, first_line_reader, input_lines, read_input
 from lowtide.batching.retrying import retrying
 from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
@@ -115,6 +116,7 @@ __all__ = [
     "BlockOpened",
     "BlockPiece",
     "Budget",
+    "CachePrefix",
     "ContentRules",
     "Counts",
     "CreateSteps",
@@ -143,6 +145,7 @@ __all__ = [
     "Piece",
     "PriceCache",
     "Priced",
+    "PromptCaching",
     "Provider",
     "ProviderOptions",
     "QuotaReport",

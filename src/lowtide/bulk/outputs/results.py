@@ -145,6 +145,7 @@ class RunResult:
     """`batch`, or `live`: its costs are at live prices, and `retry` also sends the items it did not attempt."""
     interrupted: str | None = None
     """The signal (`SIGINT`, `SIGTERM`) that stopped a live run early, its calls in flight answered and stored."""
+    cache_saved_usd: Decimal | None = None  # (`RunReport.cache_saved_usd`)
 
     def __repr__(self) -> str:
         # Short: a run's repr is printed (in tracebacks, by asyncio at exit), and 20,000 answers are a lot of text.
@@ -249,7 +250,7 @@ class RunResult:
             tally.add(item)
         return tally.report(
             self.run_id, batches=self.batches, mode=self.mode, interrupted=self.interrupted,
-            elapsed_seconds=self.elapsed_seconds, notes=self.notes,
+            elapsed_seconds=self.elapsed_seconds, notes=self.notes, cache_saved_usd=self.cache_saved_usd,
         )  # fmt: skip
 
     def as_json(self) -> dict[str, object]:
@@ -329,13 +330,14 @@ class ReportTally:
         interrupted: str | None,
         elapsed_seconds: float,
         notes: Sequence[str],
+        cache_saved_usd: Decimal | None = None,
     ) -> RunReport:
         priced = not self.unpriced
         return RunReport(
             run_id, self.items, dict(self.counts), self.cost if priced else None,
             self.live_cost if priced else None, self.unpriced, dict(self.usage), dict(self.reasons),
             self.api_failure, batches=batches, mode=mode, interrupted=interrupted, elapsed_seconds=elapsed_seconds,
-            notes=list(notes),
+            notes=list(notes), cache_saved_usd=cache_saved_usd,
         )  # fmt: skip
 
 

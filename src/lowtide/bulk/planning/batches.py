@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from lowtide.bulk.planning.converted import ConvertedFile, converted_json, converted_lines
+from lowtide.bulk.planning.primers import CachePlan, plan_run
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
 
@@ -160,6 +161,8 @@ class RunPlan:
     """A model of the run with no known price: the run's cost is then unknown."""
     converted: list[ConvertedFile] = field(default_factory=list[ConvertedFile])
     """The files the run sends as the text they convert to."""
+    cache: CachePlan = field(default_factory=CachePlan)
+    """The prompt cache's primers, and the saving they are expected to bring."""
 
     @property
     def requests(self) -> int:
@@ -189,6 +192,7 @@ class RunPlan:
             out.append(f"cost limit: ${self.cost_limit_usd:.4f}")
         if self.not_run:
             out.append(f"{self.not_run} item(s) would not run: their worst case crosses the cost limit")
+        out += self.cache.lines()
         out += converted_lines(self.converted)
         out.append("dry run: nothing was sent")
         return out
@@ -216,6 +220,7 @@ class RunPlan:
             "cost_limit_usd": str(self.cost_limit_usd) if self.cost_limit_usd is not None else None,
             "not_run": self.not_run,
             "converted_files": converted_json(self.converted),
+            "prompt_cache": self.cache.as_json(),
         }
 
 
@@ -227,6 +232,7 @@ def batch_plan(run: RunDefinition, prepared: Prepared) -> RunPlan:
         already_final=len(run.jobs) - len(prepared.to_send),
         cost_limit_usd=run.max_cost_usd,
     )
+    plan.cache = plan_run(run, prepared)
     spent = prepared.spent
     over_limit = False
     built = run.built(prepared, prepared.to_send)

@@ -11,6 +11,7 @@ made for them. A resumed run of 300,000 items held a row for each, and the store
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -21,7 +22,7 @@ from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemRow
 from lowtide.ledger.store import RequestState
 
-__all__ = ["SortedItems", "sized_for", "sort_items"]
+__all__ = ["SortedItems", "among", "sized_for", "sort_items", "stored_success"]
 
 _CHUNK = 10_000
 
@@ -99,3 +100,14 @@ def sized_for(
     for index in indexes:
         sized[index] += len(custom_id(keys[index])) - stand_in
     return sized
+
+
+def stored_success(row: ItemRow | None) -> bool:
+    """Whether the ledger holds the item's answer, and the run decided nothing else for it: its line is the answer's,
+    spooled (by this go or an earlier one) or made from the ledger."""
+    return row is not None and row.request_state is RequestState.SUCCEEDED and row.status is None
+
+
+def among(ascending: Sequence[int], index: int) -> bool:
+    at = bisect_left(ascending, index)
+    return at < len(ascending) and ascending[at] == index

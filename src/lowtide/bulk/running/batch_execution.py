@@ -20,10 +20,13 @@ from lowtide.batching.keys import owner_id
 from lowtide.batching.policy import settled_of, stored_outcome
 from lowtide.bulk.outputs.results import ItemResult, ItemStatus
 from lowtide.bulk.planning.batches import Splitter, batches_from
+from lowtide.bulk.planning.primers import rest_of
 from lowtide.bulk.progress.eta import batch_run_eta
 from lowtide.bulk.progress.tally import BatchTally
+from lowtide.bulk.recorded.sorting import among, stored_success
 from lowtide.bulk.running.decisions import Decisions
 from lowtide.bulk.running.definition import Prepared, RunDefinition
+from lowtide.bulk.running.priming import Priming
 from lowtide.bulk.running.state import RunEnd, RunState, Underway
 from lowtide.errors import (
     ActorError,
@@ -37,7 +40,6 @@ from lowtide.errors import (
 from lowtide.ledger.runs import ItemOutcome, ItemRow
 from lowtide.ledger.store import BatchRecord, RequestState
 from lowtide.messages.answers import TextAnswer, response_of
-from lowtide.telemetry.current import LaterCall
 from lowtide.telemetry.switch import tracing
 
 __all__ = ["Execution"]
@@ -68,6 +70,7 @@ class Execution:
             owner=owner_id(),
         )
         self.tally = BatchTally()
+        self.priming = Priming(run)
         # Progress is spaced in real seconds: a batch run's clock may stand still between polls.
         self.state = RunState(
             run, prepared, underway=self._underway, moment=time.monotonic, hold=hold,
@@ -98,10 +101,11 @@ class Execution:
             await self._load_finished()
             await self._count_batches()
             await self._attach()
+            self.priming.plan_for(self.prepared)
             self.prepared.sorted_out()
             timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
             await state.begin()
-            await self._send(self.prepared.to_send)
+            await self._send(await self._prime(self.prepared.to_send))
             await self._wait_for_answers()
             if timer is not None:
                 timer.cancel()
@@ -115,7 +119,7 @@ class Execution:
             except Exception as exc:  # the go failed already: that failure is the one to raise
                 log.warning("Run %s: some of its items' decisions were not written: %s", self.run_id, exc)
             await self.engine.aclose()
-        return await state.conclude(batches=self.tally.total, stream=self.stream)
+        return await state.conclude(batches=self.tally.total, stream=self.stream, cache_saving=self.priming.saving())
 
     def _underway(self) -> Underway:
         tally, now = self.tally, self.clock.now()
@@ -156,11 +160,11 @@ class Execution:
             self.state.keep_unsent(self.prepared.rows, sending)
         finished, stored = self.prepared.finished, self.prepared.stored
         if self.state.results is None:  # not held: an answer stored is read back at the end, not now
-            self.state.keep_spooled(lambda index: _stored_success(rows.get(index)) or _among(stored, index))
+            self.state.keep_spooled(lambda index: stored_success(rows.get(index)) or among(stored, index))
             for index in stored:  # (kept as their indexes alone: `sorting.sort_items`)
                 self.state.stored_success(index)
             for index in finished:
-                if _stored_success(rows[index]):
+                if stored_success(rows[index]):
                     self.state.stored_success(index)
             finished = [index for index in finished if not self.state.has(index)]
         else:
@@ -174,7 +178,10 @@ class Execution:
         rows = self.prepared.row_of
         waiting = {rows[index].batch_id or "unrecorded" for index in self.prepared.attach}
         self.tally.done = sum(1 for batch in await self._batches_in_ledger() if batch not in waiting)
-        sizes = array("q", (self.prepared.sizes[index] for index in self.prepared.to_send))
+        self._plan_batches(self.prepared.to_send)
+
+    def _plan_batches(self, indexes: Sequence[int]) -> None:
+        sizes = array("q", (self.prepared.sizes[index] for index in indexes))
         self.batches_after = batches_from(sizes, max_requests=self.run.max_requests(), max_bytes=self.run.max_bytes())
         self.tally.planned = self.batches_after[0]
 
@@ -212,6 +219,15 @@ class Execution:
 
     # Sending.
 
+    async def _prime(self, indexes: Sequence[int]) -> Sequence[int]:
+        """The primers sent first, in a batch of their own, and answered (the cache written): `indexes` less them."""
+        primers = self.priming.primers
+        if primers:
+            await self._send(primers)
+            while not all(map(self.state.has, primers)) and self.unreachable is None and not self.time_up:
+                await self.state.next_change()
+        return rest_of(indexes, primers) if primers else indexes
+
     async def _send(self, indexes: Sequence[int]) -> None:
         """Send `indexes` in groups, in order. Under a cost limit a group that does not fit waits for the batches out
         to settle at their real cost; then what fits is sent and the rest leads the next group. Only when not one
@@ -221,8 +237,11 @@ class Execution:
         def position(index: int) -> int:
             return bisect_left(indexes, index)
 
+        if self.priming.primers:  # the primers, then the rest: planned apart
+            self._plan_batches(indexes)
+
         splitter = Splitter(
-            ((entry, entry[2]) for entry in self.run.built(self.prepared, indexes)),
+            ((entry, entry[2]) for entry in self.priming.marked(self.run.built(self.prepared, indexes))),
             max_requests=self.run.max_requests(),
             max_bytes=self.run.max_bytes(),
         )
@@ -240,8 +259,9 @@ class Execution:
             if self.time_up:
                 self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
                 return
+            worst = self.priming.worst_case
             calls = [
-                GroupCall(self.keys[i], params, size, self.run.worst_case(params), self.run.model_of(params))
+                GroupCall(self.keys[i], params, size, worst(i, self.run.worst_case(params)), self.run.model_of(params))
                 for (i, params, size), _ in taken
             ]
             fitting = await self._affordable(calls)
@@ -262,7 +282,13 @@ class Execution:
     async def _dispatch(self, calls: list[GroupCall], indexes: list[int]) -> None:
         for call, index in zip(calls, indexes, strict=True):
             self.budget.reserve(index, call.worst_case_usd)
-        later = self._later([call.model or "" for call in calls]) if tracing() else None
+        later = None
+        if tracing():  # each item's call span, made when its answer arrives (children of the run's span)
+            from lowtide.telemetry.later_calls import for_run
+
+            telemetry_name, models = self.engine.backend.codec.telemetry_name(), [call.model or "" for call in calls]
+            later = for_run(self.run.actor.configuration, gen_ai_provider=telemetry_name, run_id=self.run_id,
+                            defaults=self.run.defaults, models=models)  # fmt: skip
         futures = await self.engine.send_group(calls, actor=self.run.actor.name, later=later)
         self.batches_sent += 1
         batch = f"sent-{self.batches_sent}"
@@ -270,19 +296,6 @@ class Execution:
         for call, index in zip(calls, indexes, strict=True):
             self._watch(index, futures[call.key], batch=batch)
         self.state.report(now=True)
-
-    def _later(self, models: list[str]) -> list[LaterCall]:
-        """Telemetry on: each item's call span, made when its answer arrives (children of the run's span)."""
-        from lowtide.telemetry.later_calls import for_run
-
-        actor = self.run.actor
-        return for_run(
-            actor.configuration,
-            gen_ai_provider=self.engine.backend.codec.telemetry_name(),
-            run_id=self.run_id,
-            defaults=self.run.defaults,
-            models=models,
-        )
 
     async def _capacity(self) -> None:
         while self.tally.out >= self.run.max_parallel_batches and not self.time_up:
@@ -483,14 +496,3 @@ class Execution:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
-
-
-def _stored_success(row: ItemRow | None) -> bool:
-    """Whether the ledger holds the item's answer, and the run decided nothing else for it: its line is the answer's,
-    spooled (by this go or an earlier one) or made from the ledger."""
-    return row is not None and row.request_state is RequestState.SUCCEEDED and row.status is None
-
-
-def _among(ascending: Sequence[int], index: int) -> bool:
-    at = bisect_left(ascending, index)
-    return at < len(ascending) and ascending[at] == index

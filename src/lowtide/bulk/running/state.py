@@ -18,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import math
 import sys
-from collections.abc import AsyncIterator, Callable, Container, Sequence
+from collections.abc import AsyncIterator, Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Protocol, TextIO
 
@@ -337,6 +338,7 @@ class RunState:
         mode: str = "batch",
         interrupted: str | None = None,
         stream: TextIO | None = None,
+        cache_saving: Callable[[Mapping[str, int]], Decimal | None] | None = None,
     ) -> RunEnd:
         """The end: every item's line written, in input order, to `results.jsonl`, the `out` file (each replaced whole,
         atomically) and `stream`; the run's report folded from the same items; the last progress line."""
@@ -369,12 +371,14 @@ class RunState:
         report = tally.report(
             self.run_id, batches=batches, mode=mode, interrupted=interrupted, elapsed_seconds=elapsed, notes=notes
         )
+        if cache_saving is not None:
+            report.cache_saved_usd = cache_saving(report.usage)
         result = None
         if self.results is not None:
             items = [r if r is not None else self.item(i, ItemStatus.PENDING) for i, r in enumerate(self.results)]
             result = RunResult(
                 self.run_id, items, elapsed_seconds=elapsed, notes=list(notes), batches=batches, mode=mode,
-                interrupted=interrupted,
+                interrupted=interrupted, cache_saved_usd=report.cache_saved_usd,
             )  # fmt: skip
         self.progress.close(self.snapshot())
         return RunEnd(report, result)

@@ -23,9 +23,11 @@ __all__ = ["result_lines", "settle"]
 
 
 def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, models: ModelCatalogue) -> Settlement:
-    """Each request's result type. Requests run in order, so within a batch the first to send a cacheable
-    prefix writes the cache entry and later ones read it. File sources are read from `files` as the batch ends."""
+    """Each request's result type. Requests of a batch are processed side by side: each reads the cache as it
+    stood before the batch was settled, never another's write (each may write the same prefix again). File sources
+    are read from `files` as the batch ends."""
     processed = batch.processed_count()
+    before = cache.entries()
     cut_off = "canceled" if batch.cancel_initiated_at is not None else "expired"
     settlement = Settlement(kinds=[])
     for index, (custom_id, params) in enumerate(batch.requests):
@@ -57,7 +59,7 @@ def settle(batch: Batch, faults: Faults, cache: PromptCache, files: FileLookup, 
         settlement.kinds.append("succeeded")
         if breakpoints:
             settlement.cache[index] = cache.use(
-                breakpoints, batch.ended_at, minimum=minimum_cacheable_tokens(params["model"])
+                breakpoints, batch.ended_at, minimum=minimum_cacheable_tokens(params["model"]), seen=before
             )
     return settlement
 

@@ -1,13 +1,15 @@
 """The prompt cache: which prefixes are warm, on the emulator's clock, and what a request reads or writes. Shared by
 the emulations (each keys its prefixes its own way), and kept in the state file.
 
+Requests of one batch are processed side by side: none of them reads what another wrote (`use`'s `seen`), as the
+Anthropic batch guide warns; a write is visible to requests that start after it, within its lifetime.
 As in the APIs, a prefix shorter than the model's minimum cacheable length is neither written nor read, however it
 is marked: each emulation says what that minimum is for its model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from lowtide.emulator.core.prompt import Breakpoint
@@ -45,15 +47,20 @@ class PromptCache:
     def restore(self, entries: dict[str, float]) -> None:
         self._expiry = dict(entries)
 
-    def use(self, breakpoints: Sequence[Breakpoint], now: float, *, minimum: int) -> CacheUsage:
+    def use(
+        self, breakpoints: Sequence[Breakpoint], now: float, *, minimum: int, seen: Mapping[str, float] | None = None
+    ) -> CacheUsage:
         """Read the longest warm prefix, write the rest up to the last breakpoint, and refresh every breakpoint;
-        breakpoints closing a prefix shorter than `minimum` tokens (the model's) are left out, as if unmarked."""
+        breakpoints closing a prefix shorter than `minimum` tokens (the model's) are left out, as if unmarked.
+        `seen`: the entries as they stood when the request started (`entries()` then), for a request processed
+        side by side with others, which does not see their writes."""
         breakpoints = [breakpoint for breakpoint in breakpoints if breakpoint.tokens >= minimum]
         if not breakpoints:
             return NO_CACHE
+        visible = self._expiry if seen is None else seen
         hit = -1
         for index in range(len(breakpoints) - 1, -1, -1):
-            if self._expiry.get(breakpoints[index].key, float("-inf")) > now:
+            if visible.get(breakpoints[index].key, float("-inf")) > now:
                 hit = index
                 break
         read = breakpoints[hit].tokens if hit >= 0 else 0

@@ -37,6 +37,7 @@ from lowtide.config.actors import BatchProcessingMode, BatchSettings
 from lowtide.core.clock import Clock
 from lowtide.cost.pricing import cost_range, estimate_input_tokens, worst_case_cost
 from lowtide.errors import APIConnectionError, APIError, OverloadedError, RateLimitError
+from lowtide.providers.anthropic.caching import AnthropicCaching
 from lowtide.providers.anthropic.mapping import (
     custom_id_for,
     custom_id_parts,
@@ -105,6 +106,7 @@ class AnthropicBatchCodec(BatchCodec):
     name = "anthropic"
     gen_ai_provider_name = GEN_AI_PROVIDER_NAME
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
+    prompt_caching = AnthropicCaching()
 
     # Requests.
 

@@ -53,6 +53,7 @@ class AzureBatchCodec(OpenAIBatchCodec):
     # actor sets `batch.max_wait`, a batch is waited for this long (and ten minutes) before `on_timeout` applies.
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=MAX_HOURS)
     usage_shape: UsageShape = USAGE
+    prompt_caching = None  # (OpenAI's `prompt_cache_key` is not sent to a deployment)
 
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
         encoded = encode_request(request)

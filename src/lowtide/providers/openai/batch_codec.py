@@ -13,9 +13,11 @@ from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchLimits, ResultLine, Settled
 from lowtide.batching.input_file import joined_lines
+from lowtide.batching.prompt_caching import PromptCaching
 from lowtide.batching.token_priced import TokenPricedCodec, sent_tokens
 from lowtide.core.custom_ids import CustomIdParts, ledger_custom_id, parts_of_ledger_custom_id
 from lowtide.cost.pricing import UsageShape
+from lowtide.providers.openai.caching import OpenAICaching
 from lowtide.providers.openai.codec import encode_request, line_outcome, parse_response
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME, options_of
 from lowtide.providers.openai.parameters import refuse_batch_stops
@@ -53,6 +55,7 @@ class OpenAIBatchCodec(TokenPricedCodec):
     limits = BatchLimits(max_requests=MAX_BATCH_REQUESTS, max_bytes=MAX_BATCH_BYTES, max_hours=24.0)
     usage_shape: UsageShape = USAGE
     """How the answers' usage is priced (an API of OpenAI's shapes, Azure's, prices its own)."""
+    prompt_caching: PromptCaching | None = OpenAICaching()
 
     # Requests.
 

@@ -34,6 +34,7 @@ class ChatBatchCodec(OpenAIBatchCodec):
         self.gen_ai_provider_name = dialect.gen_ai_provider_name
         self.usage_shape = dialect.usage
         self.limits = dialect.batch
+        self.prompt_caching = None  # (OpenAI's `prompt_cache_key` is OpenAI's alone)
 
     def encode_request(self, request: ActorRequest) -> dict[str, object]:
         return {"method": "POST", "url": CHAT_URL, "body": encode_request(request, self.dialect)}
