@@ -188,6 +188,26 @@ Feature: Live calls at the provider's rate limits, never over them
     And the API answered no call with 429
     And the calls took between 60 and 75 seconds
 
+  Scenario: An actor on a key another actor of the process used, and closed, calls through the quota they shared
+    # The scope's quota is the process's, kept through the ledger of the first actor that called: when that actor
+    # closes, and its ledger with it, the quota keeps on through the ledger of an actor still open, not the closed one.
+    Given the API allows 20 requests per minute per key
+    And a live actor "alpha" on the same client, on a ledger the program opened itself, with:
+      """
+      live: {rpm: 20}
+      """
+    And a live actor "beta" on the same client, on a ledger the program opened itself, with:
+      """
+      live: {rpm: 20}
+      """
+    When "alpha" and "beta" each make 2 live calls at once
+    And the actor "alpha" is closed, and the ledger the program opened for it
+    And "beta" makes 2 live calls at once
+    And the actor "beta" is closed, and the ledger the program opened for it
+    And a new live actor "gamma" on the same client and a ledger of its own makes 2 live calls at once
+    Then all 2 calls are answered
+    And the API answered no call with 429
+
   Scenario: An OpenAI actor learns OpenAI's limits, requests and tokens together, from its x-ratelimit headers
     Given the API allows 20 requests per minute per key
     And the API allows 3000 tokens per minute per key

@@ -25,6 +25,7 @@ from lowtide.live.retries import classify
 from lowtide.types import ActorRequest
 
 if TYPE_CHECKING:
+    from lowtide.ledger.store import LedgerStore
     from lowtide.live.reports import QuotaReport
 
 
@@ -39,6 +40,7 @@ class Context(LiveContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     live_report: tuple[QuotaReport, float]
+    live_ledgers: dict[str, LedgerStore]
 
 
 _BASE = {"model": "claude-sonnet-5-5", "max_tokens": 64, "batch_processing": "live"}
@@ -254,6 +256,40 @@ def step_two_actors(context: Context, first: str, second: str, count: int) -> No
     lv = live(context)
     calls = [lv.actors[name].run(f"{name} {n}") for name in (first, second) for n in range(count)]
     world(context).run(_gather(lv, calls))
+
+
+@given('a live actor "{name}" on the same client, on a ledger the program opened itself, with:')
+def step_actor_own_ledger(context: Context, name: str) -> None:
+    from lowtide.ledger.store import open_ledger
+
+    ledger = open_ledger(str(world(context).path(f"{name}.sqlite3")))
+    context.live_ledgers = {**getattr(context, "live_ledgers", {}), name: ledger}
+    live(context).actor(name, yaml.safe_load(context.text), ledger=ledger)
+
+
+@when('the actor "{name}" is closed, and the ledger the program opened for it')
+def step_close_actor_and_ledger(context: Context, name: str) -> None:
+    step_close_actor(context, name)
+    context.live_ledgers[name].close()
+
+
+@when('the actor "{name}" is closed')
+def step_close_actor(context: Context, name: str) -> None:
+    world(context).run(live(context).actors[name].aclose())
+
+
+@when('"{name}" makes {count:d} live calls at once')
+def step_one_actor_calls(context: Context, name: str, count: int) -> None:
+    lv = live(context)
+    world(context).run(_gather(lv, [lv.actors[name].run(f"{name} {n}") for n in range(count)]))
+    assert all(isinstance(outcome, ActorResponse) for outcome in lv.outcomes), lv.outcomes
+
+
+@when('a new live actor "{name}" on the same client and a ledger of its own makes {count:d} live calls at once')
+def step_new_actor_calls(context: Context, name: str, count: int) -> None:
+    lv = live(context)
+    lv.actor(name, {"live": {"rpm": 20}}, ledger=str(world(context).path(f"{name}.sqlite3")))
+    step_one_actor_calls(context, name, count)
 
 
 @when("one live call is made")

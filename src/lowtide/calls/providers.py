@@ -23,7 +23,7 @@ from lowtide.ledger.quota_records import QuotaStore
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import Classifier, RetryPolicy, classify
-from lowtide.live.scopes import quota_for
+from lowtide.live.scopes import quota_for, withdraw_store
 from lowtide.live.spend import SpendCap
 from lowtide.provider import Provider, ProviderOptions
 from lowtide.registry import ProviderFactory, ProviderRegistry, default_registry
@@ -284,6 +284,7 @@ class ActorProviders:
         self._last = None
         self._callers = weakref.WeakKeyDictionary()
         for store in self._stores.pop(asyncio.get_running_loop(), []):
+            withdraw_store(store)  # the scope's quota goes on through another actor's store, never a closed one
             if isinstance(store, _Closing):
                 await store.aclose()  # its connections (a PostgreSQL pool); opened again if another actor uses it
         for provider in providers:

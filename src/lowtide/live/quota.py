@@ -111,6 +111,8 @@ class Quota:
         self.limits = limits
         self.clock = clock
         self.store: QuotaStore = store if store is not None else LocalQuotaStore()
+        self._offered: list[QuotaStore] = [] if store is None else [store]
+        """The stores of the actors calling through this quota, in the order they came: the first is in use."""
         self.cap = min(limits.ramp_start, limits.max_concurrency)
         self.in_flight = 0
         self.paused_until = 0.0
@@ -133,6 +135,21 @@ class Quota:
         """Told when the scope's pause starts and ends."""
         self._gate = asyncio.Lock()
         self._released = asyncio.Event()
+
+    def offer(self, store: QuotaStore) -> None:
+        """Another actor's store (its ledger's), to keep the state through once the stores before it are withdrawn."""
+        if not self._offered:
+            self.store = store  # the quota was this process's alone: a ledger's is shared with other processes too
+        if all(offered is not store for offered in self._offered):
+            self._offered.append(store)
+
+    def withdraw(self, store: QuotaStore) -> None:
+        """An actor closing: its store is not used again. The state goes on in the next actor's store (its ledger
+        holds the same scope if it is the same ledger; another ledger's is what other processes of it count), or in
+        this process's alone when no actor's store is left."""
+        self._offered = [offered for offered in self._offered if offered is not store]
+        if self.store is store:
+            self.store = self._offered[0] if self._offered else LocalQuotaStore()
 
     async def admit(self, *, input_tokens: int, output_tokens: int) -> Permit:
         """Wait (in arrival order) until the call fits, then take its share."""

@@ -11,7 +11,7 @@ from lowtide.core.clock import Clock
 from lowtide.ledger.quota_records import QuotaStore
 from lowtide.live.quota import Quota, QuotaLimits
 
-__all__ = ["provider_scope", "quota_for"]
+__all__ = ["provider_scope", "quota_for", "withdraw_store"]
 
 _QUOTAS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Quota]] = weakref.WeakKeyDictionary()
 
@@ -20,8 +20,8 @@ def quota_for(
     provider: str, scope: str, settings: LiveSettings, clock: Clock, store: QuotaStore | None = None
 ) -> Quota:
     """The running loop's quota for `provider`'s `scope` (`Provider.quota_scope`), made on first use with `settings`
-    and `store` (None: this process alone). The first actor's limits and store stand; what the API's headers say
-    applies to all."""
+    and `store` (None: this process alone). The first actor's limits stand, and its store until it closes (a later
+    actor's `store` is offered to take over: `Quota.offer`); what the API's headers say applies to all."""
     scope = provider_scope(provider, scope)
     quotas = _QUOTAS.setdefault(asyncio.get_running_loop(), {})
     quota = quotas.get(scope)
@@ -36,7 +36,15 @@ def quota_for(
             tpm=settings.tpm,
         )
         quota = quotas[scope] = Quota(scope, limits, clock, store)
+    elif store is not None:
+        quota.offer(store)
     return quota
+
+
+def withdraw_store(store: QuotaStore) -> None:
+    """An actor closing in the running loop: `store` is used by no quota of it again (`Quota.withdraw`)."""
+    for quota in _QUOTAS.get(asyncio.get_running_loop(), {}).values():
+        quota.withdraw(store)
 
 
 def provider_scope(provider: str, scope: str) -> str:
