@@ -73,3 +73,17 @@ Feature: Spend by team and project, and caps that hold across processes and host
     When the ledger reserves $0.02 for key "k1" of team "research", then releases it
     Then the ledger admits $0.02 for key "k2" of team "research"
     And the ledger refuses $0.02 for key "k3" of team "research", with $0.02 reserved
+
+  Scenario: `lowtide spend` reports by day, team, project, actor and model, as JSON and CSV, and sets a cap
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      project: tides
+      """
+    When the actor is asked "Plan issue 42"
+    And the spend report is asked for with `--json --set-cap team:research:month:25`
+    Then its JSON holds one line of team "research" and the cap team "research" month $25
+    When the spend report is asked for with `--csv --since 1970-01-01`
+    Then its CSV has the header "day,team,project,actor,model,requests,spent_usd,reserved_usd" and a line of the day holding "research,tides,planner,claude-sonnet-5-5,1,0.000069,0.000000"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from _support import world
@@ -74,3 +75,34 @@ def step_refuses(context: Context, usd: str, key: str, team: str, reserved: str)
     assert admission.refused_by is not None, admission
     assert admission.refused_by.reserved_usd == Decimal(reserved), admission
     assert admission.refused_by.spent_usd == 0, admission
+
+
+@when("the spend report is asked for with `{arguments}`")
+def step_spend_command(context: Context, arguments: str) -> None:
+    from click.testing import CliRunner
+
+    from lowtide.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["spend", *arguments.split()], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    context.spend_output = result.output
+
+
+@then('its JSON holds one line of team "{team}" and the cap {scope:w} "{name}" {period:w} ${limit}')
+def step_spend_json(context: Context, team: str, scope: str, name: str, period: str, limit: str) -> None:
+    import json
+
+    shown = json.loads(context.spend_output)
+    [line] = shown["spend"]
+    assert (line["team"], line["requests"], line["reserved_usd"]) == (team, 1, 0), line
+    assert Decimal(str(line["spent_usd"])) > 0, line
+    assert shown["caps"] == [{"scope": scope, "name": name, "period": period, "limit_usd": float(limit)}], shown
+
+
+@then('its CSV has the header "{header}" and a line of the day holding "{rest}"')
+def step_spend_csv(context: Context, header: str, rest: str) -> None:
+    lines = context.spend_output.splitlines()
+    assert lines[0] == header, lines
+    assert len(lines) == 2, lines
+    day = datetime.fromtimestamp(world(context).clock.now(), UTC).strftime("%Y-%m-%d")
+    assert lines[1] == f"{day},{rest}", lines
