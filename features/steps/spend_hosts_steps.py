@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import threading
 from decimal import Decimal
+from typing import Protocol
 
-from step_context import Context, given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
 from lowtide.ledger.postgres.ledger import PostgresLedger
 from lowtide.ledger.spend_records import Admission, CapPeriod, CapScope, Owner, SpendCap, SpendEntry
+
+
+class Context(StepContext, Protocol):
+    spend_store: PostgresLedger
+    spend_admissions: list[Admission]
 
 
 @given('a PostgreSQL ledger capping team "{team}" at ${limit} in all')

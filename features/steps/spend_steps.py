@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Protocol
 
 from _support import world
-from step_context import Context, given, then, when
+from step_context import Context as StepContext
+from step_context import given, then, when
 
-from lowtide import spend_owner
+from lowtide import ActorResponse, spend_owner
 from lowtide.ledger.spend_records import AuditAction, CapPeriod, CapScope, Owner, SpendCap, SpendEntry
+
+
+class Context(StepContext, Protocol):
+    spend_output: str
+
 
 _PERIODS = {"per day": CapPeriod.DAY, "per month": CapPeriod.MONTH, "in all": CapPeriod.ALL}
 
@@ -23,7 +30,7 @@ def step_cap(context: Context, scope: str, name: str, limit: str, period: str) -
 def step_ask_for_team(context: Context, prompt: str, team: str) -> None:
     w = world(context)
 
-    async def ask() -> object:
+    async def ask() -> ActorResponse[object]:
         with spend_owner(team=team):
             return await w.current_actor().run(prompt)
 
