@@ -544,12 +544,12 @@ MIGRATIONS: tuple[LiteralString, ...] = (
         key            TEXT COLLATE "C" PRIMARY KEY,
         team           TEXT COLLATE "C",
         project        TEXT COLLATE "C",
-        tags           TEXT NOT NULL,
+        tags           TEXT COLLATE "C" NOT NULL,
         actor          TEXT COLLATE "C" NOT NULL,
         model          TEXT COLLATE "C" NOT NULL,
         worst_case_usd NUMERIC NOT NULL,
         created_at     DOUBLE PRECISION NOT NULL,
-        host           TEXT NOT NULL,
+        host           TEXT COLLATE "C" NOT NULL,
         released       BOOLEAN NOT NULL DEFAULT FALSE
     );
     CREATE INDEX spend_entries_team ON spend_entries (team, created_at);
@@ -558,15 +558,15 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     CREATE TABLE spend_audit (
         seq            BIGSERIAL PRIMARY KEY,
         at             DOUBLE PRECISION NOT NULL,
-        action         TEXT NOT NULL,
-        subject        TEXT NOT NULL,
-        team           TEXT,
-        project        TEXT,
-        tags           TEXT NOT NULL,
-        actor          TEXT NOT NULL,
+        action         TEXT COLLATE "C" NOT NULL,
+        subject        TEXT COLLATE "C" NOT NULL,
+        team           TEXT COLLATE "C",
+        project        TEXT COLLATE "C",
+        tags           TEXT COLLATE "C" NOT NULL,
+        actor          TEXT COLLATE "C" NOT NULL,
         worst_case_usd NUMERIC,
         cap_left_usd   NUMERIC,
-        host           TEXT NOT NULL
+        host           TEXT COLLATE "C" NOT NULL
     );
     CREATE INDEX spend_audit_at ON spend_audit (at);
     """,
