@@ -47,6 +47,7 @@ from lowtide.ledger.records import (
 )
 from lowtide.ledger.runs import ItemOutcome, ItemRow, ItemsApart, LiveAnswer, NewItem, RunRecord
 from lowtide.ledger.scan_views import ScanViews
+from lowtide.ledger.spend_records import Admission, AuditRecord, CapPeriod, CapScope, SpendCap, SpendEntry, SpendLine
 from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
 T = TypeVar("T")
@@ -144,6 +145,10 @@ class FolderLedger(StoreDefaults):
     @property
     def agent_journal(self) -> FolderJournal:
         return FolderJournal(self)
+
+    @property
+    def spending(self) -> FolderSpending:
+        return FolderSpending(self)
 
     @property
     def views(self) -> ScanViews:
@@ -447,6 +452,45 @@ class FolderJournal:
             return ledger.agent_journal.change_entry(run_id, position, change)
 
 
+class FolderSpending:
+    """The spend by owner of a `FolderLedger`: each read and change the memory store's, under the folder's lock."""
+
+    def __init__(self, store: FolderLedger) -> None:
+        self._store = store
+
+    def set_cap(self, cap: SpendCap) -> None:
+        with self._store.writing() as ledger:
+            ledger.spending.set_cap(cap)
+
+    def remove_cap(self, scope: CapScope, name: str, period: CapPeriod) -> bool:
+        with self._store.writing() as ledger:
+            return ledger.spending.remove_cap(scope, name, period)
+
+    def caps(self) -> list[SpendCap]:
+        with self._store.reading() as ledger:
+            return ledger.spending.caps()
+
+    def reserve(self, entry: SpendEntry) -> Admission:
+        with self._store.writing() as ledger:
+            return ledger.spending.reserve(entry)
+
+    def release(self, key: str, *, at: float, host: str) -> None:
+        with self._store.writing() as ledger:
+            ledger.spending.release(key, at=at, host=host)
+
+    def record_audit(self, record: AuditRecord) -> None:
+        with self._store.writing() as ledger:
+            ledger.spending.record_audit(record)
+
+    def spend_lines(self, since: float | None = None) -> list[SpendLine]:
+        with self._store.reading() as ledger:
+            return ledger.spending.spend_lines(since)
+
+    def audit(self, since: float | None = None) -> list[AuditRecord]:
+        with self._store.reading() as ledger:
+            return ledger.spending.audit(since)
+
+
 class FolderQuotas:
     """The live quota scopes of a `FolderLedger`, shared by every process of the host that opens the folder."""
 
@@ -470,6 +514,7 @@ def _state(ledger: MemoryLedger) -> dict[str, Any]:
         "runs": (runs._runs, runs._items),
         "quotas": ledger.quota_store._states,
         "agents": (ledger.agent_journal.runs, ledger.agent_journal.journal),
+        "spend": (ledger.spending._caps, ledger.spending._entries, ledger.spending._released, ledger.spending._audit),
         "identity": ledger._identity,
         "unkeyed": ledger._unkeyed,
     }
@@ -480,6 +525,8 @@ def _restore(ledger: MemoryLedger, state: dict[str, Any]) -> None:
     ledger.run_store._runs, ledger.run_store._items = state["runs"]
     ledger.quota_store._states = state["quotas"]
     ledger.agent_journal.runs, ledger.agent_journal.journal = state.get("agents", ({}, {}))
+    spend = ledger.spending
+    spend._caps, spend._entries, spend._released, spend._audit = state.get("spend", ({}, {}, set(), []))
     ledger._identity = state["identity"]
     ledger._unkeyed = state["unkeyed"]
 

@@ -25,6 +25,7 @@ if _typing.TYPE_CHECKING:
     from lowtide.bulk.planning.batches import RunPlan
     from lowtide.bulk.planning.live_plan import LivePlan
     from lowtide.bulk.running.runner import BulkRun
+    from lowtide.calls.owners import spend_owner
     from lowtide.config.actors import ActorConfiguration, BatchProcessingMode, BatchSettings, TimeoutPolicy, load_actors
     from lowtide.core.clock import Clock, ManualClock, SystemClock, VirtualClock
     from lowtide.errors import (
@@ -59,6 +60,7 @@ if _typing.TYPE_CHECKING:
         ProviderNotFoundError,
         RateLimitError,
         ServerError,
+        SpendCapExceededError,
         StreamInterruptedError,
         StructuredOutputError,
         UnstorableValueError,
@@ -151,6 +153,7 @@ _LAZY = {
     "RunProgress": "lowtide.bulk",
     "RunResult": "lowtide.bulk.outputs.results",
     "ServerError": "lowtide.errors",
+    "SpendCapExceededError": "lowtide.errors",
     "StreamEvent": "lowtide.streaming",
     "StreamInterruptedError": "lowtide.errors",
     "StructuredOutputError": "lowtide.errors",
@@ -170,6 +173,7 @@ _LAZY = {
     "default_registry": "lowtide.registry",
     "load_actors": "lowtide.config.actors",
     "open_ledger": "lowtide.ledger.store",
+    "spend_owner": "lowtide.calls.owners",
 }
 
 
@@ -254,6 +258,7 @@ __all__ = [
     "RunProgress",
     "RunResult",
     "ServerError",
+    "SpendCapExceededError",
     "StreamEvent",
     "StreamInterruptedError",
     "StructuredOutputError",
@@ -274,4 +279,5 @@ __all__ = [
     "default_registry",
     "load_actors",
     "open_ledger",
+    "spend_owner",
 ]

@@ -11,6 +11,7 @@ ActorError
 ├── ProviderCapabilityError       the provider exists but cannot do what was asked (e.g. batch mode)
 ├── StructuredOutputError         the answer did not validate against the requested `response_model`
 ├── BudgetExceededError           a request's worst-case cost would cross a budget; nothing was sent
+│   └── SpendCapExceededError     ... a team's or project's cap, all hosts of the ledger counted (names the cap)
 ├── APIError                      the provider's API refused or failed a call; keeps status code and request id
 │   ├── AuthenticationError       401: missing or invalid API key
 │   ├── PermissionDeniedError     403: the key may not do this
@@ -84,6 +85,7 @@ __all__ = [
     "ProviderNotFoundError",
     "RateLimitError",
     "ServerError",
+    "SpendCapExceededError",
     "StreamInterruptedError",
     "StructuredOutputError",
     "UnstorableValueError",
@@ -178,6 +180,26 @@ class BudgetExceededError(ActorError):
         self.scope = scope
         self.limit_usd = limit_usd
         self.spent_usd = spent_usd
+        self.estimate_usd = estimate_usd
+
+
+class SpendCapExceededError(BudgetExceededError):
+    """Raised before anything is recorded or sent when a request's worst case would cross its team's or project's
+    cap, counting what every process and host of the ledger has spent (`spent_usd`) and reserved (`reserved_usd`)."""
+
+    def __init__(
+        self, *, cap: str, limit_usd: Decimal, spent_usd: Decimal, reserved_usd: Decimal, estimate_usd: Decimal
+    ) -> None:
+        ActorError.__init__(
+            self,
+            f"Spend cap reached: {cap}. Spent ${spent_usd:.6f} and reserved ${reserved_usd:.6f} for requests not"
+            f" answered yet; this request could add up to ${estimate_usd:.6f}, which would cross it. Nothing was"
+            " sent.",
+        )
+        self.scope = cap
+        self.limit_usd = limit_usd
+        self.spent_usd = spent_usd + reserved_usd
+        self.reserved_usd = reserved_usd
         self.estimate_usd = estimate_usd
 
 

@@ -4,9 +4,11 @@ what its ledger holds as spent or committed), at the mode's prices."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 from lowtide.batching.engine.batch_engine import BatchEngine
+from lowtide.calls.owners import owner_of, reserve_for
 from lowtide.calls.prompt_calls import DurableCall
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.cost.budget import Limit, within_limits, worst_case_of
@@ -24,24 +26,34 @@ async def durable_call(
     key: str,
     max_cost_usd: float | None,
     checked: tuple[Provider, ActorRequest] | None,
+    now: Callable[[], float],
 ) -> DurableCall:
     """A batch-mode call with `params` under `key`, past the provider's pre-send checks of the request to be
-    `checked` (None: checked already) and the budget checks, its worst case reserved in `engine`.
+    `checked` (None: checked already) and the budget checks, its worst case reserved in `engine`, and, when it has
+    an owner (`calls.owners`), against its owner's caps in the ledger.
 
     A key the ledger already knows costs nothing more (it attaches), so it is not checked again.
     """
+    owner = owner_of(configuration)
     budgeted = max_cost_usd is not None or configuration.max_cost_usd is not None
-    known = (checked is not None or budgeted) and await engine.knows(key)
+    known = (checked is not None or budgeted or owner.known) and await engine.knows(key)
     if checked is not None and not known:
         provider, request = checked
         await provider.preflight(request)
     estimate = None
     if budgeted and not known:
         estimate = await _check_budget(configuration, engine, params, max_cost_usd)
-        if estimate is not None:
-            # Calls checked in the same moment count against each other before any is recorded.
-            engine.reserve(configuration.name, estimate)
-    return DurableCall(engine, params, key, estimate)
+    owned = owner.known and not known
+    if owned:
+        codec = engine.backend.codec
+        model = codec.model_of(params)
+        worst = estimate if estimate is not None else codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+        worst = within_limits(worst, model, [])  # an unpriced model refused: its owner's caps could not be kept
+        await reserve_for(owner, engine, key=key, actor=configuration.name, model=model, worst_case_usd=worst, at=now())
+    if estimate is not None:
+        # Calls checked in the same moment count against each other before any is recorded.
+        engine.reserve(configuration.name, estimate)
+    return DurableCall(engine, params, key, estimate, owned)
 
 
 def refuse_over(

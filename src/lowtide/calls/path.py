@@ -15,9 +15,11 @@ from lowtide.batching.tickets import Ticket
 from lowtide.calls.arguments import check_call, check_key, check_prompt, check_response_model
 from lowtide.calls.checks import durable_call, refuse_over
 from lowtide.calls.face import ActorFace
+from lowtide.calls.owners import owned_elsewhere
 from lowtide.calls.prompt_calls import DurableCall, PromptCalls
 from lowtide.calls.providers import ActorProviders
 from lowtide.config.actors import BatchProcessingMode
+from lowtide.core.hosts import host_id
 from lowtide.provider import Provider
 from lowtide.types import ActorRequest, ActorResponse
 
@@ -93,7 +95,7 @@ class ActorCalls:
             check_prompt(prompt)
             path = self.prompts.path(response_model, mode)
             if path is not None:
-                if path.direct and max_cost_usd is None:
+                if path.direct and max_cost_usd is None and not owned_elsewhere():
                     # The common batch call (a prompt, nothing to budget): thousands may wait at once, so this
                     # coroutine, the only frame a waiting call keeps, waits on the engine's future itself, with as
                     # few locals as it can.
@@ -188,13 +190,25 @@ class ActorCalls:
             key=key,
             max_cost_usd=max_cost_usd,
             checked=checked,
+            now=self._actor.clock.now,
         )
 
     def _wait(self, call: DurableCall, response_model: type[BaseModel] | None) -> Awaitable[ActorResponse[object]]:
-        return call.engine.run(
+        waiting = call.engine.run(
             call.params,
             key=call.key,
             actor=self._actor.name,
             response_model=response_model,
             worst_case_usd=call.estimate,
         )
+        return self._releasing(call, waiting) if call.owned else waiting
+
+    async def _releasing(self, call: DurableCall, waiting: Awaitable[ActorResponse[object]]) -> ActorResponse[object]:
+        """An owned call's answer; should it fail before the ledger recorded its request (its claim not written),
+        its reservation is let go, since nothing of it can be billed."""
+        try:
+            return await waiting
+        except BaseException:
+            if not await call.engine.knows(call.key):
+                await call.engine.ledger.spending.release(call.key, at=self._actor.clock.now(), host=host_id())
+            raise

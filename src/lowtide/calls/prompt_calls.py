@@ -41,6 +41,8 @@ class DurableCall:
     params: dict[str, Any]
     key: str
     estimate: Decimal | None
+    owned: bool = False
+    """Its worst case reserved against its owner's caps (`calls.owners`): let go should it fail before its claim."""
 
 
 class PromptPath(NamedTuple):
@@ -116,7 +118,8 @@ class PromptCalls:
         found = None
         if backend is not None:
             template = self._template(backend, response_model)
-            direct = template.around is not None and configuration.max_cost_usd is None
+            unowned = configuration.team is None and configuration.project is None and not configuration.tags
+            direct = template.around is not None and configuration.max_cost_usd is None and unowned
             found = PromptPath(backend, template, direct)
         self._paths[looked_up] = found
         return found

@@ -146,6 +146,7 @@ def _register() -> None:
         ledger_commands,
         other_commands,
         serve_command,
+        spend_command,
     )
 
     for group in (
@@ -156,6 +157,7 @@ def _register() -> None:
         serve_command,
         dashboard_command,
         agents_command,
+        spend_command,
     ):
         for command in group.COMMANDS:
             cli.add_command(verbosity_options(command))

@@ -84,6 +84,21 @@ class ActorConfiguration(SettingsModel):
         allow_inf_nan=False,
         description="Budget for everything this actor sends in batch mode, as recorded in the ledger.",
     )
+    team: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="The team this actor's spend belongs to: attributed in the ledger, held to the team's caps.",
+    )
+    project: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="The project this actor's spend belongs to: attributed in the ledger, held to the project's caps.",
+    )
+    tags: dict[str, str] = Field(
+        default_factory=dict[str, str], description="Free tags recorded with every request's spend (`lowtide spend`)."
+    )
     ledger: str | None = Field(
         default=None, description="Ledger file; default $LOWTIDE_LEDGER, else ~/.local/state/lowtide/ledger.sqlite3."
     )

@@ -23,9 +23,18 @@ from lowtide.ledger.records import (
 )
 from lowtide.ledger.roles import BatchNotices
 from lowtide.ledger.run_ledger import AsyncRunLedger
+from lowtide.ledger.spending import AsyncSpendLedger
 from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
-__all__ = ["AsyncBatches", "AsyncClaims", "AsyncReconciles", "AsyncResults", "AsyncRuns", "AsyncWebhooks"]
+__all__ = [
+    "AsyncBatches",
+    "AsyncClaims",
+    "AsyncReconciles",
+    "AsyncResults",
+    "AsyncRuns",
+    "AsyncSpends",
+    "AsyncWebhooks",
+]
 
 
 class AsyncClaims(Protocol):
@@ -138,6 +147,13 @@ class AsyncRuns(Protocol):
 
     @property
     def run_store(self) -> AsyncRunLedger: ...
+
+
+class AsyncSpends(Protocol):
+    """`Spends`, awaited: what a call asks of its owner's caps from the event loop."""
+
+    @property
+    def spending(self) -> AsyncSpendLedger: ...
 
 
 class AsyncWebhooks(Protocol):

@@ -26,12 +26,14 @@ from lowtide.ledger.records import (
     RequestRecord,
 )
 from lowtide.ledger.run_ledger import RunLedger
+from lowtide.ledger.spend_records import Admission, AuditRecord, SpendEntry
+from lowtide.ledger.spending import SpendLedger
 from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 
 if TYPE_CHECKING:
     from lowtide.ledger.runs import ItemOutcome, LiveAnswer
 
-__all__ = ["InlineAsyncLedger", "InlineAsyncRunLedger", "async_ledger"]
+__all__ = ["InlineAsyncLedger", "InlineAsyncRunLedger", "InlineSpending", "async_ledger"]
 
 
 @runtime_checkable
@@ -117,6 +119,10 @@ class InlineAsyncLedger:
 
     async def traces_of(self, keys: Sequence[str]) -> dict[str, str]:
         return self.sync.traces_of(keys)
+
+    @property
+    def spending(self) -> InlineSpending:
+        return InlineSpending(self.sync.spending)
 
     async def record_webhook(self, delivery: WebhookDelivery) -> Receipt:
         return self.sync.record_webhook(delivery)
@@ -240,3 +246,21 @@ class InlineAsyncRunLedger:
 
 _IMPLEMENTS: type[AsyncLedgerStore] = InlineAsyncLedger
 """The type checker's proof that `InlineAsyncLedger` is an `AsyncLedgerStore`."""
+
+
+class InlineSpending:
+    """A local store's `SpendLedger` awaited, inline."""
+
+    __slots__ = ("sync",)
+
+    def __init__(self, spending: SpendLedger) -> None:
+        self.sync = spending
+
+    async def reserve(self, entry: SpendEntry) -> Admission:
+        return self.sync.reserve(entry)
+
+    async def release(self, key: str, *, at: float, host: str) -> None:
+        self.sync.release(key, at=at, host=host)
+
+    async def record_audit(self, record: AuditRecord) -> None:
+        self.sync.record_audit(record)

@@ -1,7 +1,7 @@
 """`LedgerStore`: what lowtide asks of a ledger, whichever store keeps it (SQLite, PostgreSQL, memory, a plugin's).
 
-`LedgerStore` is every role of `roles` (claims, batches, reconciles, results, runs, journals, views, quotas, copies,
-webhooks) at
+`LedgerStore` is every role of `roles` (claims, batches, reconciles, results, runs, journals, spends, views, quotas,
+copies, webhooks) at
 once; code that needs one role is typed against that role. The engine, bulk runs, parking, agent runs and the CLI call
 these methods and nothing else of a store: no SQL outside one. A batch's members are waiting on it through one row, not
 one write each. Results are appended in arrival order; a request's state is derived from what is stored for it (its
@@ -27,6 +27,7 @@ from lowtide.ledger.aio_roles import (
     AsyncReconciles,
     AsyncResults,
     AsyncRuns,
+    AsyncSpends,
     AsyncWebhooks,
 )
 from lowtide.ledger.roles import (
@@ -39,6 +40,7 @@ from lowtide.ledger.roles import (
     Reconciles,
     Results,
     Runs,
+    Spends,
     Views,
     Webhooks,
 )
@@ -51,7 +53,9 @@ class LedgerVersionError(ConfigurationError):
     """The ledger was written by a newer lowtide: it refuses to open rather than be misread (every store)."""
 
 
-class LedgerStore(Claims, Batches, Reconciles, Results, Runs, Journals, Views, Quotas, Copies, Webhooks, Protocol):
+class LedgerStore(
+    Claims, Batches, Reconciles, Results, Runs, Journals, Spends, Views, Quotas, Copies, Webhooks, Protocol
+):
     """Every role of a store (`roles`), in one durable store: what a store implements, and what a caller that needs
     several roles at once (the engine, the CLI's ledger commands) is typed against."""
 
@@ -60,7 +64,9 @@ class LedgerStore(Claims, Batches, Reconciles, Results, Runs, Journals, Views, Q
         ...
 
 
-class AsyncLedgerStore(AsyncClaims, AsyncBatches, AsyncReconciles, AsyncResults, AsyncRuns, AsyncWebhooks, Protocol):
+class AsyncLedgerStore(
+    AsyncClaims, AsyncBatches, AsyncReconciles, AsyncResults, AsyncRuns, AsyncSpends, AsyncWebhooks, Protocol
+):
     """The ledger's hot path, awaited (`aio_roles`): what the engine, the actor's batch path and bulk runs ask of a
     store from the event loop. Each method means what `LedgerStore`'s of the same name means."""
 

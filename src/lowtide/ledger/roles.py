@@ -1,6 +1,6 @@
 """The roles a ledger's store plays, each a narrow protocol: `Claims`, `Batches`, `Reconciles`, `Results`, `Runs`,
-`Journals`, `Views`, `Quotas` and `Copies`. Code that needs one role is typed against it; `interface.LedgerStore`
-is all of them.
+`Journals`, `Spends`, `Views`, `Quotas`, `Copies` and `Webhooks`. Code that needs one role is typed against it;
+`interface.LedgerStore` is all of them.
 
 The methods are shaped for many rows at once (claims, intents, results and requeues take whole chunks) and for a store
 on another machine: a write answers what the caller needs (the keys inserted, whether a guarded change won) instead of
@@ -33,6 +33,7 @@ from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 if TYPE_CHECKING:
     from lowtide.ledger.journal import AgentJournal
     from lowtide.ledger.quota_records import QuotaStore
+    from lowtide.ledger.spending import SpendLedger
     from lowtide.ledger.views import LedgerViews
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "Reconciles",
     "Results",
     "Runs",
+    "Spends",
     "Views",
     "Webhooks",
 ]
@@ -304,6 +306,16 @@ class Journals(Protocol):
     @property
     def agent_journal(self) -> AgentJournal:
         """The agent runs kept in this store."""
+        ...
+
+
+class Spends(Protocol):
+    """Spend by owner: caps on teams and projects, each request's owner and worst case, the audit
+    (`spending.SpendLedger`)."""
+
+    @property
+    def spending(self) -> SpendLedger:
+        """The spend by owner kept in this store, shared by every process using it."""
         ...
 
 

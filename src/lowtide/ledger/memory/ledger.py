@@ -27,6 +27,7 @@ from lowtide.ledger.memory.batches import UNRESOLVED, MemoryBatches
 from lowtide.ledger.memory.copy import load_into, rows_of
 from lowtide.ledger.memory.journal import MemoryJournal
 from lowtide.ledger.memory.runs import MemoryRunStore
+from lowtide.ledger.memory.spending import MemorySpending
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
 from lowtide.ledger.memory.unkeyed import adopt_unkeyed, unkeyed_keys
 from lowtide.ledger.memory.webhooks import MemoryWebhooks
@@ -66,6 +67,7 @@ class MemoryLedger(MemoryBatches, MemoryWebhooks, StoreDefaults):
         self._quota_store = MemoryQuotaStore(self.lock)
         self._run_store = MemoryRunStore(self.lock, self.tables)
         self._journal = MemoryJournal(self.lock)
+        self._spending = MemorySpending(self.lock, self.tables)
         self._identity = secrets.token_hex(6)
         self._unkeyed: set[str] = set()
         """The rebuilt requests whose keys are not known yet (`records.UNKEYED`)."""
@@ -88,6 +90,10 @@ class MemoryLedger(MemoryBatches, MemoryWebhooks, StoreDefaults):
     @property
     def agent_journal(self) -> MemoryJournal:
         return self._journal
+
+    @property
+    def spending(self) -> MemorySpending:
+        return self._spending
 
     @property
     def quota_store(self) -> MemoryQuotaStore:

@@ -23,6 +23,7 @@ from lowtide.ledger.postgres import batches, claims, results, unkeyed, webhooks
 from lowtide.ledger.postgres.notices import Heartbeat, end_leases
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.runs import AsyncPostgresRunStore
+from lowtide.ledger.postgres.spending import AsyncPostgresSpending
 from lowtide.ledger.postgres.steps import (
     Op,
     run,
@@ -109,6 +110,10 @@ class AsyncPostgresLedger(AsyncStoreDefaults):
     @property
     def run_store(self) -> AsyncPostgresRunStore:
         return AsyncPostgresRunStore(self._pool)
+
+    @property
+    def spending(self) -> AsyncPostgresSpending:
+        return AsyncPostgresSpending(self._pool)
 
     async def _run(
         self, doing: str, make: Callable[[], Op[T]], *, transaction: bool = True, wait_out: bool = True

@@ -44,6 +44,7 @@ from lowtide.ledger.postgres.pool import SyncPool
 from lowtide.ledger.postgres.quotas import PostgresQuotaStore
 from lowtide.ledger.postgres.runs import PostgresRunStore
 from lowtide.ledger.postgres.schema import NOTICE_CHANNEL
+from lowtide.ledger.postgres.spending import PostgresSpending
 from lowtide.ledger.postgres.steps import Op, run, run_again, run_hopeful
 from lowtide.ledger.postgres.totals import FinalsRead
 from lowtide.ledger.postgres.url import redacted
@@ -101,6 +102,10 @@ class PostgresLedger(StoreDefaults):
     @property
     def agent_journal(self) -> PostgresJournal:
         return PostgresJournal(self._pool)
+
+    @property
+    def spending(self) -> PostgresSpending:
+        return PostgresSpending(self._pool)
 
     @property
     def quota_store(self) -> PostgresQuotaStore:

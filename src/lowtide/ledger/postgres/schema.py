@@ -530,6 +530,46 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     );
     CREATE INDEX webhook_events_batch ON webhook_events (provider, provider_batch_id);
     """,
+    # 14: spend by owner, as the SQLite ledger's schema 14 has it (`postgres/spending.py`: a cap's row is locked by
+    # each admission it holds, so that hosts are judged one after the other).
+    """
+    CREATE TABLE spend_caps (
+        scope     TEXT COLLATE "C" NOT NULL,
+        name      TEXT COLLATE "C" NOT NULL,
+        period    TEXT COLLATE "C" NOT NULL,
+        limit_usd NUMERIC NOT NULL,
+        PRIMARY KEY (scope, name, period)
+    );
+    CREATE TABLE spend_entries (
+        key            TEXT COLLATE "C" PRIMARY KEY,
+        team           TEXT COLLATE "C",
+        project        TEXT COLLATE "C",
+        tags           TEXT COLLATE "C" NOT NULL,
+        actor          TEXT COLLATE "C" NOT NULL,
+        model          TEXT COLLATE "C" NOT NULL,
+        worst_case_usd NUMERIC NOT NULL,
+        created_at     DOUBLE PRECISION NOT NULL,
+        host           TEXT COLLATE "C" NOT NULL,
+        released       BOOLEAN NOT NULL DEFAULT FALSE
+    );
+    CREATE INDEX spend_entries_team ON spend_entries (team, created_at);
+    CREATE INDEX spend_entries_project ON spend_entries (project, created_at);
+    CREATE INDEX spend_entries_at ON spend_entries (created_at);
+    CREATE TABLE spend_audit (
+        seq            BIGSERIAL PRIMARY KEY,
+        at             DOUBLE PRECISION NOT NULL,
+        action         TEXT COLLATE "C" NOT NULL,
+        subject        TEXT COLLATE "C" NOT NULL,
+        team           TEXT COLLATE "C",
+        project        TEXT COLLATE "C",
+        tags           TEXT COLLATE "C" NOT NULL,
+        actor          TEXT COLLATE "C" NOT NULL,
+        worst_case_usd NUMERIC,
+        cap_left_usd   NUMERIC,
+        host           TEXT COLLATE "C" NOT NULL
+    );
+    CREATE INDEX spend_audit_at ON spend_audit (at);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -22,6 +22,7 @@ from lowtide.ledger.sqlite.journal import SqliteJournal
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.ledger.sqlite.runs import RunStore
 from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, add_totals, statements
+from lowtide.ledger.sqlite.spending import SqliteSpending
 from lowtide.ledger.sqlite.unkeyed import adopt_unkeyed, holds_unkeyed
 from lowtide.ledger.sqlite.views import SqliteViews
 from lowtide.ledger.sqlite.webhooks import WebhookRows
@@ -39,6 +40,10 @@ class Ledger(BatchRows, WebhookRows, StoreDefaults):
     @property
     def agent_journal(self) -> SqliteJournal:
         return SqliteJournal(self)
+
+    @property
+    def spending(self) -> SqliteSpending:
+        return SqliteSpending(self)
 
     @property
     def quota_store(self) -> LedgerQuotaStore:

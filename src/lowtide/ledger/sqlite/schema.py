@@ -366,6 +366,46 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE INDEX webhook_events_batch ON webhook_events (provider, provider_batch_id);
     """,
+    # 14: spend by owner (`ledger.spending`): the caps on teams and projects, each admitted request's owner and worst
+    # case (its spend read through its request's state, never written twice), and the audit of creates and cancels.
+    """
+    CREATE TABLE spend_caps (
+        scope     TEXT NOT NULL,                -- 'team' or 'project'
+        name      TEXT NOT NULL,
+        period    TEXT NOT NULL,                -- 'day', 'month' or 'all'
+        limit_usd TEXT NOT NULL,                -- exact, as a decimal
+        PRIMARY KEY (scope, name, period)
+    ) WITHOUT ROWID;
+    CREATE TABLE spend_entries (
+        key            TEXT PRIMARY KEY,
+        team           TEXT,
+        project        TEXT,
+        tags           TEXT NOT NULL,           -- a JSON object
+        actor          TEXT NOT NULL,
+        model          TEXT NOT NULL,
+        worst_case_usd TEXT NOT NULL,
+        created_at     REAL NOT NULL,
+        host           TEXT NOT NULL,
+        released       INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+    CREATE INDEX spend_entries_team ON spend_entries (team, created_at);
+    CREATE INDEX spend_entries_project ON spend_entries (project, created_at);
+    CREATE INDEX spend_entries_at ON spend_entries (created_at);
+    CREATE TABLE spend_audit (
+        seq            INTEGER PRIMARY KEY,
+        at             REAL NOT NULL,
+        action         TEXT NOT NULL,
+        subject        TEXT NOT NULL,
+        team           TEXT,
+        project        TEXT,
+        tags           TEXT NOT NULL,
+        actor          TEXT NOT NULL,
+        worst_case_usd TEXT,
+        cap_left_usd   TEXT,
+        host           TEXT NOT NULL
+    );
+    CREATE INDEX spend_audit_at ON spend_audit (at);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,89 @@
+@stores
+Feature: Spend by team and project, and caps that hold across processes and hosts
+  As the owner of an organisation's model budget
+  I want every request's cost attributed to a team and project, and caps per team or project checked before sending
+  So that no team crosses its cap, whatever process or host sends its calls, and every dollar has an owner
+
+  # With max_tokens 4000, a call to claude-sonnet-5-5 can cost at most $0.020028 at batch prices; its emulated answer
+  # costs $0.000069.
+
+  Background:
+    Given an emulated Anthropic API whose batches take 120 seconds
+
+  Scenario: A team's answered call is attributed, its reservation settled to what the answer cost
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      project: tides
+      tags: {env: test}
+      """
+    When the actor is asked "Plan issue 42"
+    Then the answer is the emulated reply to "Plan issue 42"
+    And the ledger's spend shows team "research", project "tides", actor "planner": 1 request, its answer's cost spent, nothing reserved
+    And the audit holds a "create" record of team "research" for the actor "planner"
+
+  Scenario: A call whose worst case would cross its team's cap is refused before anything is recorded or sent
+    Given the ledger caps team "research" at $0.015 per day
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    When the actor is asked "Plan issue 42"
+    Then a SpendCapExceededError is raised
+    And the error message contains "team 'research''s cap of $0.02 per day"
+    And the error message contains "Spent $0.000000 and reserved $0.000000"
+    And the error message contains "could add up to $0.020028"
+    And the API was sent 0 requests
+    And the ledger holds no requests and no batches
+    And the audit holds a "refused" record of team "research" for the actor "planner"
+
+  Scenario: Calls made at once count each other's reservations against their project's cap
+    Given the ledger caps project "tides" at $0.03 in all
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      project: tides
+      """
+    When the actor is asked these prompts at once:
+      | prompt |
+      | one    |
+      | two    |
+    Then 1 call was answered and 1 was refused with SpendCapExceededError
+    And the API was sent 1 request
+
+  Scenario: spend_owner attributes the calls inside it to another team, whose cap then holds them
+    Given the ledger caps team "ops" at $0.01 per month
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    When the actor is asked "Plan issue 42" for team "ops"
+    Then a SpendCapExceededError is raised
+    And the API was sent 0 requests
+
+  Scenario: A reservation let go counts nothing against its cap
+    Given the ledger caps team "research" at $0.03 per day
+    When the ledger reserves $0.02 for key "k1" of team "research", then releases it
+    Then the ledger admits $0.02 for key "k2" of team "research"
+    And the ledger refuses $0.02 for key "k3" of team "research", with $0.02 reserved
+
+  Scenario: `lowtide spend` reports by day, team, project, actor and model, as JSON and CSV, and sets a cap
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      project: tides
+      """
+    When the actor is asked "Plan issue 42"
+    And the spend report is asked for with `--json --set-cap team:research:month:25`
+    Then its JSON holds one line of team "research" and the cap team "research" month $25
+    When the spend report is asked for with `--csv --since 1970-01-01`
+    Then its CSV has the header "day,team,project,actor,model,requests,spent_usd,reserved_usd" and a line of the day holding "research,tides,planner,claude-sonnet-5-5,1,0.000069,0.000000"

@@ -1,0 +1,115 @@
+"""Steps for spend by owner: caps set in the scenario's ledger, calls attributed, the spend and the audit read back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Protocol
+
+from _support import world
+from step_context import Context as StepContext
+from step_context import given, then, when
+
+from lowtide import ActorResponse, spend_owner
+from lowtide.ledger.spend_records import AuditAction, CapPeriod, CapScope, Owner, SpendCap, SpendEntry
+
+
+class Context(StepContext, Protocol):
+    spend_output: str
+
+
+_PERIODS = {"per day": CapPeriod.DAY, "per month": CapPeriod.MONTH, "in all": CapPeriod.ALL}
+
+
+@given('the ledger caps {scope:w} "{name}" at ${limit} {period}')
+def step_cap(context: Context, scope: str, name: str, limit: str, period: str) -> None:
+    world(context).ledger().spending.set_cap(SpendCap(CapScope(scope), name, _PERIODS[period], Decimal(limit)))
+
+
+@when('the actor is asked "{prompt}" for team "{team}"')
+def step_ask_for_team(context: Context, prompt: str, team: str) -> None:
+    w = world(context)
+
+    async def ask() -> ActorResponse[object]:
+        with spend_owner(team=team):
+            return await w.current_actor().run(prompt)
+
+    w.response = w.attempt_async(ask)
+
+
+@then(
+    'the ledger\'s spend shows team "{team}", project "{project}", actor "{actor}": {count:d} request, its answer\'s'
+    " cost spent, nothing reserved"
+)
+def step_spend_line(context: Context, team: str, project: str, actor: str, count: int) -> None:
+    w = world(context)
+    [line] = w.ledger().spending.spend_lines()
+    assert (line.team, line.project, line.actor, line.requests) == (team, project, actor, count), line
+    [answer] = w.answers
+    assert answer.cost is not None
+    assert line.spent_usd == answer.cost.total_usd, (line, answer.cost)
+    assert line.reserved_usd == 0, line
+
+
+@then('the audit holds a "{action}" record of team "{team}" for the actor "{actor}"')
+def step_audit(context: Context, action: str, team: str, actor: str) -> None:
+    records = world(context).ledger().spending.audit()
+    found = [r for r in records if r.action is AuditAction(action) and r.owner.team == team and r.actor == actor]
+    assert len(found) == 1, records
+    assert found[0].worst_case_usd == Decimal("0.020028"), found
+
+
+def _entry(key: str, team: str, usd: str) -> SpendEntry:
+    return SpendEntry(key, Owner(team=team), "planner", "claude-sonnet-5-5", Decimal(usd), 1_000.0, "host-a")
+
+
+@when('the ledger reserves ${usd} for key "{key}" of team "{team}", then releases it')
+def step_reserve_release(context: Context, usd: str, key: str, team: str) -> None:
+    spending = world(context).ledger().spending
+    assert spending.reserve(_entry(key, team, usd)).admitted
+    spending.release(key, at=1_001.0, host="host-a")
+
+
+@then('the ledger admits ${usd} for key "{key}" of team "{team}"')
+def step_admits(context: Context, usd: str, key: str, team: str) -> None:
+    admission = world(context).ledger().spending.reserve(_entry(key, team, usd))
+    assert admission.admitted, admission
+
+
+@then('the ledger refuses ${usd} for key "{key}" of team "{team}", with ${reserved} reserved')
+def step_refuses(context: Context, usd: str, key: str, team: str, reserved: str) -> None:
+    admission = world(context).ledger().spending.reserve(_entry(key, team, usd))
+    assert admission.refused_by is not None, admission
+    assert admission.refused_by.reserved_usd == Decimal(reserved), admission
+    assert admission.refused_by.spent_usd == 0, admission
+
+
+@when("the spend report is asked for with `{arguments}`")
+def step_spend_command(context: Context, arguments: str) -> None:
+    from click.testing import CliRunner
+
+    from lowtide.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["spend", *arguments.split()], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    context.spend_output = result.output
+
+
+@then('its JSON holds one line of team "{team}" and the cap {scope:w} "{name}" {period:w} ${limit}')
+def step_spend_json(context: Context, team: str, scope: str, name: str, period: str, limit: str) -> None:
+    import json
+
+    shown = json.loads(context.spend_output)
+    [line] = shown["spend"]
+    assert (line["team"], line["requests"], line["reserved_usd"]) == (team, 1, 0), line
+    assert Decimal(str(line["spent_usd"])) > 0, line
+    assert shown["caps"] == [{"scope": scope, "name": name, "period": period, "limit_usd": float(limit)}], shown
+
+
+@then('its CSV has the header "{header}" and a line of the day holding "{rest}"')
+def step_spend_csv(context: Context, header: str, rest: str) -> None:
+    lines = context.spend_output.splitlines()
+    assert lines[0] == header, lines
+    assert len(lines) == 2, lines
+    day = datetime.fromtimestamp(world(context).clock.now(), UTC).strftime("%Y-%m-%d")
+    assert lines[1] == f"{day},{rest}", lines

@@ -1,0 +1,133 @@
+"""`MemorySpending`: a `MemoryLedger`'s spend by owner (`spending.SpendLedger`), under the ledger's one lock, each
+request's spend read from its tables as the SQL stores read it from `request_view`."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from decimal import Decimal
+
+from lowtide.ledger.memory.tables import MemoryTables
+from lowtide.ledger.records import RequestState
+from lowtide.ledger.spend_records import (
+    Admission,
+    AuditAction,
+    AuditRecord,
+    CapPeriod,
+    CapScope,
+    CapStanding,
+    SpendCap,
+    SpendEntry,
+    SpendLine,
+    audit_of,
+    caps_over,
+    day_of,
+    judge,
+    spend_of,
+    window_start,
+)
+
+__all__ = ["MemorySpending"]
+
+_UNANSWERED = (RequestState.PENDING, RequestState.SUBMITTING, RequestState.WAITING)
+
+
+class MemorySpending:
+    """The caps, the entries (each with whether it was released) and the audit, in memory."""
+
+    def __init__(self, lock: threading.RLock, tables: MemoryTables) -> None:
+        self._lock = lock
+        self._tables = tables
+        self._caps: dict[tuple[CapScope, str, CapPeriod], SpendCap] = {}
+        self._entries: dict[str, SpendEntry] = {}
+        self._released: set[str] = set()
+        self._audit: list[AuditRecord] = []
+
+    def set_cap(self, cap: SpendCap) -> None:
+        with self._lock:
+            self._caps[cap.scope, cap.name, cap.period] = cap
+
+    def remove_cap(self, scope: CapScope, name: str, period: CapPeriod) -> bool:
+        with self._lock:
+            return self._caps.pop((scope, name, period), None) is not None
+
+    def caps(self) -> list[SpendCap]:
+        with self._lock:
+            return [self._caps[k] for k in sorted(self._caps)]
+
+    def reserve(self, entry: SpendEntry) -> Admission:
+        with self._lock:
+            if entry.key in self._entries:
+                return Admission(Decimal(0))
+            standings = [self._standing(cap, entry.created_at) for cap in caps_over(self._caps.values(), entry.owner)]
+            admission = judge(entry.worst_case_usd, standings)
+            if admission.admitted:
+                self._entries[entry.key] = entry
+            self._audit.append(audit_of(entry, admission))
+            return admission
+
+    def release(self, key: str, *, at: float, host: str) -> None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or key in self._released:
+                return
+            self._released.add(key)
+            self._audit.append(
+                AuditRecord(at, AuditAction.RELEASE, key, entry.owner, entry.actor, entry.worst_case_usd, None, host)
+            )
+
+    def record_audit(self, record: AuditRecord) -> None:
+        with self._lock:
+            self._audit.append(record)
+
+    def spend_lines(self, since: float | None = None) -> list[SpendLine]:
+        with self._lock:
+            lines: dict[tuple[str, str | None, str | None, str, str], list[Decimal]] = {}
+            for entry in self._entries.values():
+                if since is not None and entry.created_at < since:
+                    continue
+                spent, reserved = self._spend(entry)
+                o = entry.owner
+                line = lines.setdefault(
+                    (day_of(entry.created_at), o.team, o.project, entry.actor, entry.model),
+                    [Decimal(0), Decimal(0), Decimal(0)],
+                )
+                line[0] += spent
+                line[1] += reserved
+                line[2] += 1
+            return [
+                SpendLine(day, team, project, actor, model, sums[0], sums[1], int(sums[2]))
+                for (day, team, project, actor, model), sums in sorted(lines.items(), key=_line_order)
+            ]
+
+    def audit(self, since: float | None = None) -> list[AuditRecord]:
+        with self._lock:
+            return [r for r in self._audit if since is None or r.at >= since]
+
+    def _standing(self, cap: SpendCap, now: float) -> CapStanding:
+        start = window_start(cap.period, now)
+        of_cap: Callable[[SpendEntry], str | None] = (
+            (lambda e: e.owner.team) if cap.scope is CapScope.TEAM else (lambda e: e.owner.project)
+        )
+        spent = reserved = Decimal(0)
+        for entry in self._entries.values():
+            if of_cap(entry) == cap.name and (start is None or entry.created_at >= start):
+                s, r = self._spend(entry)
+                spent += s
+                reserved += r
+        return CapStanding(cap, spent, reserved)
+
+    def _spend(self, entry: SpendEntry) -> tuple[Decimal, Decimal]:
+        t = self._tables
+        r = t.requests.get(entry.key)
+        if r is None:
+            return spend_of(entry, None, None, entry.key in self._released)
+        if t.view_state(r) in _UNANSWERED:
+            return spend_of(entry, False, None, False)
+        o = t.outcome(r)
+        return spend_of(entry, True, o.cost_usd if o is not None else None, False)
+
+
+def _line_order(item: tuple[tuple[str, str | None, str | None, str, str], list[Decimal]]) -> tuple[str, ...]:
+    day, team, project, actor, model = item[0]
+    return (day, team or "", project or "", actor, model)

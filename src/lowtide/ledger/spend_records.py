@@ -1,0 +1,241 @@
+"""What the ledger keeps of spend by owner (`spending.SpendLedger`): who a request's cost belongs to (its team,
+project, actor and tags), the caps set on a team or a project, the audit of each create and cancel, and the one pure
+judgement of a worst case against the caps every store applies inside its own transaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from enum import StrEnum
+
+__all__ = [
+    "Admission",
+    "AuditAction",
+    "AuditRecord",
+    "CapPeriod",
+    "CapScope",
+    "CapStanding",
+    "Owner",
+    "SpendCap",
+    "SpendEntry",
+    "SpendLine",
+    "audit_of",
+    "caps_over",
+    "day_of",
+    "judge",
+    "spend_of",
+    "tags_json",
+    "tags_of",
+    "window_start",
+]
+
+
+class CapScope(StrEnum):
+    """What a cap is set on."""
+
+    TEAM = "team"
+    PROJECT = "project"
+
+
+class CapPeriod(StrEnum):
+    """The window a cap counts spend in, by the moment each request was admitted (UTC)."""
+
+    DAY = "day"
+    MONTH = "month"
+    ALL = "all"
+
+
+class AuditAction(StrEnum):
+    CREATE = "create"
+    """A request admitted: its worst case reserved against its owner's caps, before anything is sent."""
+    REFUSED = "refused"
+    """A request refused by a cap: nothing was recorded or sent."""
+    CANCEL = "cancel"
+    """A batch cancelled (`lowtide cancel`, `Actor.cancel`)."""
+    RELEASE = "release"
+    """A reservation let go: the call failed before the ledger recorded it, so it costs nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """Who a request's cost belongs to: a team, a project and free tags (each may be unset)."""
+
+    team: str | None = None
+    project: str | None = None
+    tags: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def known(self) -> bool:
+        """Whether anything names an owner: a request of no owner is not attributed (nor capped) at all."""
+        return self.team is not None or self.project is not None or bool(self.tags)
+
+    def scopes(self) -> list[tuple[CapScope, str]]:
+        """The (scope, name) pairs a cap may be set on for this owner."""
+        found: list[tuple[CapScope, str]] = []
+        if self.team is not None:
+            found.append((CapScope.TEAM, self.team))
+        if self.project is not None:
+            found.append((CapScope.PROJECT, self.project))
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class SpendCap:
+    """At most `limit_usd` spent (and reserved) by the team or project `name` in each `period`."""
+
+    scope: CapScope
+    name: str
+    period: CapPeriod
+    limit_usd: Decimal
+
+    def describe(self) -> str:
+        per = "in all" if self.period is CapPeriod.ALL else f"per {self.period.value}"
+        return f"{self.scope.value} {self.name!r}'s cap of ${self.limit_usd:.2f} {per}"
+
+
+@dataclass(frozen=True, slots=True)
+class SpendEntry:
+    """A request's owner and worst case, recorded when it is admitted: its cost is its owner's from then on."""
+
+    key: str
+    owner: Owner
+    actor: str
+    model: str
+    worst_case_usd: Decimal
+    created_at: float
+    host: str
+
+
+@dataclass(frozen=True, slots=True)
+class CapStanding:
+    """Where a cap stood when a request was judged against it: what its window holds spent (answers' costs) and
+    reserved (worst cases of requests not answered yet)."""
+
+    cap: SpendCap
+    spent_usd: Decimal
+    reserved_usd: Decimal
+
+    @property
+    def left_usd(self) -> Decimal:
+        return self.cap.limit_usd - self.spent_usd - self.reserved_usd
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """A request judged against its owner's caps: admitted (its worst case reserved), or refused by `refused_by`."""
+
+    adds_usd: Decimal
+    standings: tuple[CapStanding, ...] = ()
+    refused_by: CapStanding | None = None
+
+    @property
+    def admitted(self) -> bool:
+        return self.refused_by is None
+
+    @property
+    def cap_left_usd(self) -> Decimal | None:
+        """What is left of the tightest cap once this request's worst case is counted (None: no cap applies)."""
+        if not self.standings:
+            return None
+        return min(s.left_usd for s in self.standings) - self.adds_usd
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """Who did what, with what worst case, and what was left of their tightest cap after it."""
+
+    at: float
+    action: AuditAction
+    subject: str
+    """The request's key (create, refused, release) or the batch's id (cancel)."""
+    owner: Owner
+    actor: str
+    worst_case_usd: Decimal | None
+    cap_left_usd: Decimal | None
+    host: str
+
+
+@dataclass(frozen=True, slots=True)
+class SpendLine:
+    """Spend of one team, project, actor and model on one day (UTC): what answers cost, what is still reserved."""
+
+    day: str
+    team: str | None
+    project: str | None
+    actor: str
+    model: str
+    spent_usd: Decimal
+    reserved_usd: Decimal
+    requests: int
+    tags: tuple[tuple[str, str], ...] = field(default=())
+
+
+def window_start(period: CapPeriod, now: float) -> float | None:
+    """The first moment of the window of `period` holding `now` (UTC), or None (a cap in all: no window)."""
+    moment = datetime.fromtimestamp(now, UTC)
+    if period is CapPeriod.DAY:
+        return moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+    if period is CapPeriod.MONTH:
+        return moment.replace(day=1, hour=0, minute=0, second=0, microsecond=0).timestamp()
+    return None
+
+
+def day_of(moment: float) -> str:
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d")
+
+
+def caps_over(caps: Iterable[SpendCap], owner: Owner) -> list[SpendCap]:
+    """The caps that hold a request of `owner`, in a fixed order (scope, name, period): every store locks them in
+    that order, so that two hosts never wait on each other in a circle."""
+    scopes = set(owner.scopes())
+    return sorted((c for c in caps if (c.scope, c.name) in scopes), key=lambda c: (c.scope, c.name, c.period))
+
+
+def judge(worst_case_usd: Decimal, standings: Sequence[CapStanding]) -> Admission:
+    """Admit a request whose worst case fits every cap's room, else refuse it by the first cap it would cross."""
+    for standing in standings:
+        if standing.spent_usd + standing.reserved_usd + worst_case_usd > standing.cap.limit_usd:
+            return Admission(worst_case_usd, tuple(standings), standing)
+    return Admission(worst_case_usd, tuple(standings))
+
+
+def tags_json(tags: tuple[tuple[str, str], ...]) -> str:
+    """Tags as stored: a JSON object, keys sorted."""
+    return json.dumps(dict(sorted(tags)), sort_keys=True, separators=(",", ":"))
+
+
+def tags_of(stored: str | None) -> tuple[tuple[str, str], ...]:
+    if not stored:
+        return ()
+    loaded: dict[str, str] = json.loads(stored)
+    return tuple(sorted(loaded.items()))
+
+
+def spend_of(
+    entry: SpendEntry, answered: bool | None, cost_usd: Decimal | None, released: bool
+) -> tuple[Decimal, Decimal]:
+    """(spent, reserved) of one admitted request: `answered` None while the ledger holds no request of its key (then
+    its worst case is reserved, unless released), False while it waits for its answer (reserved), True once answered
+    (its cost spent, a failure's none)."""
+    if answered:
+        return (cost_usd or Decimal(0), Decimal(0))
+    if answered is None and released:
+        return (Decimal(0), Decimal(0))
+    return (Decimal(0), entry.worst_case_usd)
+
+
+def audit_of(entry: SpendEntry, admission: Admission) -> AuditRecord:
+    """The audit record of `entry` judged: created (admitted) or refused."""
+    return AuditRecord(
+        entry.created_at,
+        AuditAction.CREATE if admission.admitted else AuditAction.REFUSED,
+        entry.key,
+        entry.owner,
+        entry.actor,
+        entry.worst_case_usd,
+        admission.cap_left_usd,
+        entry.host,
+    )

@@ -1,0 +1,72 @@
+"""`SpendLedger`: spend by owner as a ledger keeps it, whichever store (`roles.Spends`): the caps on teams and
+projects, each request's owner and worst case reserved against them in one transaction, the audit of creates and
+cancels, and spend by team, project, actor, model and day. `AsyncSpendLedger` is the part a call awaits.
+
+A request's spend is derived, never written twice: while the ledger holds no answer for its key, its worst case is
+reserved (unless released: its call failed before anything was recorded); once it holds one, the answer's cost is
+spent (a failure's none), so that a reservation is settled by the very transaction that stores the answer."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from lowtide.ledger.spend_records import (
+    Admission,
+    AuditRecord,
+    CapPeriod,
+    CapScope,
+    SpendCap,
+    SpendEntry,
+    SpendLine,
+)
+
+__all__ = ["AsyncSpendLedger", "SpendLedger"]
+
+
+class SpendLedger(Protocol):
+    """Spend by owner in one ledger, shared by every process (and, on PostgreSQL, every host) using it."""
+
+    def set_cap(self, cap: SpendCap) -> None:
+        """Set (or change) the cap of `cap`'s scope, name and period."""
+        ...
+
+    def remove_cap(self, scope: CapScope, name: str, period: CapPeriod) -> bool:
+        """Remove a cap: whether there was one."""
+        ...
+
+    def caps(self) -> list[SpendCap]:
+        """Every cap, by scope, name and period."""
+        ...
+
+    def reserve(self, entry: SpendEntry) -> Admission:
+        """Judge `entry`'s worst case against its owner's caps (`spend_records.judge`) and, admitted, record it, in
+        one transaction that holds those caps (locked in `caps_over`'s order) until it ends, so that two processes
+        or hosts admitting at once are judged one after the other; the audit record of either outcome in the same
+        transaction. A key recorded before keeps its first owner and adds nothing."""
+        ...
+
+    def release(self, key: str, *, at: float, host: str) -> None:
+        """Let go of `key`'s reservation (its call failed before the ledger recorded the request), audited."""
+        ...
+
+    def record_audit(self, record: AuditRecord) -> None:
+        """Record an action not made through `reserve` (a cancel)."""
+        ...
+
+    def spend_lines(self, since: float | None = None) -> list[SpendLine]:
+        """Spend by day, team, project, actor and model of the requests admitted since `since` (None: ever)."""
+        ...
+
+    def audit(self, since: float | None = None) -> list[AuditRecord]:
+        """The audit records since `since` (None: ever), oldest first."""
+        ...
+
+
+class AsyncSpendLedger(Protocol):
+    """What a call awaits of its `SpendLedger` from the event loop; each means what the sync method means."""
+
+    async def reserve(self, entry: SpendEntry) -> Admission: ...
+
+    async def release(self, key: str, *, at: float, host: str) -> None: ...
+
+    async def record_audit(self, record: AuditRecord) -> None: ...
