@@ -123,6 +123,12 @@ class BatchSettings(SettingsModel):
         "(`lowtide webhooks`, `lowtide serve --webhooks`), which wakes the poll at once: a slow check underneath, so "
         "that a lost webhook costs only time. Unset: no webhooks are expected, every `poll_interval`.",
     )
+    poll_schedule: Literal["fixed", "adaptive"] = Field(
+        default="fixed",
+        description="`adaptive`: where no webhook is expected, space the status checks by how long this ledger's "
+        "batches of the provider, endpoint and size took: rare (up to 4 x poll_interval) while their usual end is "
+        "far, every poll_interval / 4 within poll_interval of it. `fixed`: every poll_interval.",
+    )
     keep_uploads: bool = Field(
         default=False,
         description="Keep what a create uploaded (OpenAI's input file) once the answers are stored, or the create "

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 
+from lowtide.batching.adaptive import poll_schedule
 from lowtide.batching.backend import BatchCodec, Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.batching.engine.late_waiters import LateWaiters
@@ -125,6 +126,7 @@ class Collection(LateWaiters):
                         clock=self._clock,
                         on_status=self._status_recorder(batch_id),
                         wakes=wakes,
+                        schedule=await poll_schedule(self.history, record, self.settings),
                     )
                 collecting = True
                 await self._collect(
@@ -137,6 +139,7 @@ class Collection(LateWaiters):
                     adopted=record.adopted,
                 )
             collected = True
+            self.history.learn(record, ended.ended_at)
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
             failure = exc  # the requests stay in the ledger, to be collected later
