@@ -49,6 +49,9 @@ class Sent:
 
     clock: VirtualClock
     emulator: Emulator
+    client: openai.AsyncOpenAI
+    """One client for the scenario: its first request reads the platform in a thread, which a virtual clock takes for
+    idleness (time would move to the sender's wake-up meanwhile); made before any wake-up is due."""
     failing: int = 0
     deliveries: list[Delivery] = field(default_factory=list[Delivery])
     batch_id: str = ""
@@ -74,7 +77,10 @@ def _receiver(sent: Sent) -> Starlette:
 @given("an in-process emulator whose OpenAI batches take {seconds:g} seconds, sending webhooks to a recording receiver")
 def step_in_process(context: Context, seconds: float) -> None:
     clock = VirtualClock()
-    sent = context.sent = Sent(clock, Emulator(clock=clock, processing_seconds=seconds))
+    emulator = Emulator(clock=clock, processing_seconds=seconds)
+    client = emulator.openai_client(api_key=OPENAI_KEY)
+    world(context).cleanups.append(client.close)
+    sent = context.sent = Sent(clock, emulator, client)
     sent.emulator.openai.webhooks.add(_URL, _SECRET, transport=httpx.ASGITransport(app=_receiver(sent)))
 
 
@@ -98,15 +104,11 @@ def step_create(context: Context) -> None:
     sent = context.sent
 
     async def create() -> None:
-        client = sent.emulator.openai_client(api_key=OPENAI_KEY)
-        try:
-            file = await client.files.create(file=("in.jsonl", _line()), purpose="batch")
-            batch = await client.batches.create(
-                input_file_id=file.id, endpoint="/v1/responses", completion_window="24h"
-            )
-        finally:
-            await client.close()
-        sent.batch_id, sent.created_at = batch.id, sent.clock.now()
+        file = await sent.client.files.create(file=("in.jsonl", _line()), purpose="batch")
+        batch = await sent.client.batches.create(
+            input_file_id=file.id, endpoint="/v1/responses", completion_window="24h"
+        )
+        sent.batch_id, sent.created_at = batch.id, float(batch.created_at)
 
     context.runner.run(create())
 
@@ -114,15 +116,7 @@ def step_create(context: Context) -> None:
 @when("the batch is cancelled through the SDK")
 def step_cancel(context: Context) -> None:
     sent = context.sent
-
-    async def cancel() -> None:
-        client = sent.emulator.openai_client(api_key=OPENAI_KEY)
-        try:
-            await client.batches.cancel(sent.batch_id)
-        finally:
-            await client.close()
-
-    context.runner.run(cancel())
+    context.runner.run(sent.client.batches.cancel(sent.batch_id))
 
 
 @when("{seconds:g} seconds pass on the webhook sender's clock")
