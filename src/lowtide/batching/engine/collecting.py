@@ -31,6 +31,7 @@ from lowtide.ledger.store import (
     RequestState,
 )
 from lowtide.telemetry.switch import tracing
+from lowtide.webhooks.notify import batch_notice
 
 __all__ = ["RESULTS_PER_TRANSACTION", "Collection"]
 
@@ -140,6 +141,8 @@ class Collection(LateWaiters):
                 )
             collected = True
             self.history.learn(record, ended.ended_at)
+            if self.notifier is not None:
+                self.notifier.soon("batch.ended", batch_notice(record, ended))
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
             failure = exc  # the requests stay in the ledger, to be collected later

@@ -31,6 +31,7 @@ from lowtide.ledger.store import (
     RequestRecord,
 )
 from lowtide.telemetry.current import CallTrace, LaterCall
+from lowtide.webhooks.notify import notifier_for
 
 __all__ = ["REREAD_CHUNK", "BatchWatch", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]
 
@@ -119,6 +120,8 @@ class EngineCore:
         self.settings = settings
         self.history = History(ledger)
         """How long this ledger's batches took, for adaptive polling (`poll_schedule`)."""
+        self.notifier = notifier_for(settings.notify, clock)
+        """Where a batch's end is told (`batch.notify`), if anywhere."""
         # A batch holds what the settings allow and the provider takes, whichever is less.
         limits = backend.codec.limits
         self.max_requests = min(settings.max_batch_requests, limits.max_requests)

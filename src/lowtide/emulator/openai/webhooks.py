@@ -6,10 +6,6 @@ as OpenAI signs them (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `web
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import hashlib
-import hmac
 import json
 import logging
 import time
@@ -21,6 +17,7 @@ import httpx
 
 from lowtide.core.clock import Clock
 from lowtide.emulator.openai.batches import BatchStatus, OpenAIBatch
+from lowtide.webhooks.signing import check_secret, signed_headers
 
 __all__ = ["RETRY_BACKOFF", "WebhookEndpoint", "WebhookSender", "signed_delivery"]
 
@@ -50,28 +47,14 @@ class WebhookEndpoint:
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"a webhook endpoint is an http(s) URL, not {self.url!r}")
-        if not self.secret.startswith("whsec_"):
-            raise ValueError("a webhook secret is `whsec_` and base64, as OpenAI's dashboard shows it")
-        try:
-            base64.b64decode(self.secret[6:], validate=True)
-        except binascii.Error:
-            raise ValueError("a webhook secret is `whsec_` and base64, as OpenAI's dashboard shows it") from None
+        check_secret(self.secret)
 
 
 def signed_delivery(event: dict[str, object], secret: str, *, msg_id: str, at: float) -> tuple[bytes, dict[str, str]]:
     """`event`'s body and headers as OpenAI delivers it, signed with `secret` at the Unix time `at`."""
     body = json.dumps(event, separators=(",", ":")).encode()
-    stamp = str(int(at))
-    key = base64.b64decode(secret[6:])
-    mac = hmac.new(key, f"{msg_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
-    headers = {
-        "webhook-id": msg_id,
-        "webhook-timestamp": stamp,
-        "webhook-signature": f"v1,{base64.b64encode(mac).decode()}",
-        "content-type": "application/json",
-        "user-agent": "OpenAI/1.0 (+https://platform.openai.com/docs/webhooks)",
-    }
-    return body, headers
+    headers = signed_headers(body, secret, msg_id=msg_id, at=at)
+    return body, {**headers, "user-agent": "OpenAI/1.0 (+https://platform.openai.com/docs/webhooks)"}
 
 
 class WebhookSender:
