@@ -6,7 +6,6 @@ watches."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import itertools
 import json
 import os
@@ -20,6 +19,7 @@ import httpx
 import openai
 from _openai_provider_support import MODEL, OPENAI_KEY
 from _support import World, run_cli, set_env, world
+from _webhook_support import Delivery, whsec
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -32,15 +32,8 @@ from lowtide.core.clock import VirtualClock
 from lowtide.emulator import Emulator
 from lowtide.emulator.server import serve_in_thread
 
-_SECRET = "whsec_" + base64.b64encode(b"the emulator's signing secret").decode()
+_SECRET = whsec(b"the emulator's signing secret")
 _URL = "http://receiver.invalid/webhooks/openai"
-
-
-@dataclass
-class Delivery:
-    at: float
-    body: bytes
-    headers: dict[str, str]
 
 
 @dataclass
@@ -157,7 +150,7 @@ def step_came_at(context: Context, seconds: float) -> None:
 @then("the delivery is refused by the openai SDK's unwrap with another secret")
 def step_refused(context: Context) -> None:
     [delivery] = context.sent.deliveries
-    other = "whsec_" + base64.b64encode(b"a forger's guess").decode()
+    other = whsec(b"a forger's guess")
     try:
         _unwrap(delivery, other)
     except openai.InvalidWebhookSignatureError:

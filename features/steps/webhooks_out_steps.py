@@ -4,7 +4,6 @@ a thread; each notice checked with the openai SDK's Standard Webhooks verificati
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 import logging
@@ -14,9 +13,10 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import openai
 from _openai_provider_support import MODEL, OPENAI_KEY
 from _support import set_env, world
+from _webhook_support import Delivery as Notice
+from _webhook_support import verified, whsec
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,15 +29,7 @@ from lowtide.core.clock import VirtualClock
 from lowtide.emulator import Emulator
 from lowtide.http.server import app_in_thread
 
-_SECRET = "whsec_" + base64.b64encode(b"the harbour office's notice secret").decode()
-_PROMPT = "Which berth for the Marguerite?"
-
-
-@dataclass
-class Notice:
-    at: float
-    body: bytes
-    headers: dict[str, str]
+_SECRET = whsec(b"the harbour office's notice secret")
 
 
 @dataclass
@@ -146,12 +138,7 @@ def step_bulk(context: Context, count: int) -> None:
 
 
 def _verified(notice: Notice) -> dict[str, Any]:
-    client = openai.OpenAI(api_key=OPENAI_KEY, base_url="http://unused.invalid")
-    try:
-        client.webhooks.verify_signature(notice.body, notice.headers, secret=_SECRET)
-    finally:
-        client.close()
-    return json.loads(notice.body)
+    return verified(notice, _SECRET)
 
 
 @then('the receiver got {count:d} notice, "{kind}", verified with the secret')
