@@ -22,6 +22,15 @@ Feature: OpenAI's batch webhooks wake the batch's collection
     And the API was asked the batch's status 1 time
     And the ledger recorded the event "evt_1" once, for the batch
 
+  Scenario: A webhook ahead of the API's status, for a batch nobody polls, is collected by the receiver once the status agrees
+    # The receiver looks at once (30 s before the end: still running), then 1, 2, 4, 8 and 16 s later: the sixth look,
+    # 1 s after the end, finds it ended. One look only, as before, would leave it to the next hour's poll.
+    Given a caller asked "When is high tide?" and went away after 10 seconds, leaving its batch running
+    When OpenAI sends a signed "batch.completed" event "evt_1" for the batch 30 seconds before it ends
+    Then the webhook was answered 200 "collecting"
+    And the receiver collected the batch 1 seconds after it ended, having asked its status 7 times
+    And the caller, asked "When is high tide?" again, is answered from the ledger without a new batch
+
   Scenario: A lost webhook costs only time: the slow poll underneath answers
     When the actor is asked "When is high tide?" and the batch ends
     Then the call was answered 3600 seconds after its batch was created

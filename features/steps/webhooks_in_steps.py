@@ -25,6 +25,7 @@ from step_context import given, then, when
 from lowtide import Actor
 from lowtide.core.clock import VirtualClock
 from lowtide.emulator import Emulator
+from lowtide.errors import BatchTimeoutError
 from lowtide.ledger.store import BatchRecord
 from lowtide.webhooks.receiver import webhook_route
 
@@ -77,7 +78,7 @@ def _event(kind: str, event_id: str, batch_id: str) -> dict[str, Any]:
     return {"id": event_id, "object": "event", "created_at": int(time.time()), "type": kind, "data": {"id": batch_id}}
 
 
-def _actor(context: Context, clock: VirtualClock, emulator: Emulator) -> Actor:
+def _actor(context: Context, clock: VirtualClock, emulator: Emulator, **batch: Any) -> Actor:
     w = world(context)
     client = emulator.openai_client(api_key=OPENAI_KEY)
     w.cleanups.append(client.close)
@@ -86,7 +87,7 @@ def _actor(context: Context, clock: VirtualClock, emulator: Emulator) -> Actor:
         "provider": "openai",
         "model": MODEL,
         "batch_processing": "batch",
-        "batch": {"coalesce_window": 0, "poll_interval": _SLOW_POLL, "webhook_poll_interval": _SLOW_POLL},
+        "batch": {"coalesce_window": 0, "poll_interval": _SLOW_POLL, "webhook_poll_interval": _SLOW_POLL, **batch},
     }
     actor = Actor(settings, client=client, clock=clock, ledger=os.environ["LOWTIDE_LEDGER"])
     w.cleanups.append(actor.aclose)
@@ -136,6 +137,72 @@ async def _until_polling(h: Hooks) -> BatchRecord:
     assert batches[0].submitted_at is not None
     await h.clock.sleep(batches[0].submitted_at + _PROCESSING - h.clock.now())
     return batches[0]
+
+
+@given('a caller asked "{prompt}" and went away after {seconds:g} seconds, leaving its batch running')
+def step_went_away(context: Context, prompt: str, seconds: float) -> None:
+    h = context.hooks
+    leaving = _actor(context, h.clock, h.emulator, max_wait=seconds, on_timeout="leave")
+
+    async def ask() -> None:
+        try:
+            await leaving.run(prompt, key="high")
+        except BatchTimeoutError:
+            pass
+        else:
+            raise AssertionError("the batch was answered before its caller went away")
+        await leaving.aclose()  # its process ends: nobody polls the batch now
+
+    context.runner.run(ask())
+    batches = h.caller.ledger.batches()
+    assert len(batches) == 1, batches
+    h.batch = batches[0]
+    assert h.batch.state.outstanding, h.batch
+
+
+@when('OpenAI sends a signed "{kind}" event "{event_id}" for the batch {early:g} seconds before it ends')
+def step_send_early(context: Context, kind: str, event_id: str, early: float) -> None:
+    h = context.hooks
+    assert h.batch is not None
+    assert h.batch.submitted_at is not None
+    context.runner.run(h.clock.sleep(h.batch.submitted_at + _PROCESSING - early - h.clock.now()))
+    _post(context, *_signed(_event(kind, event_id, _batch_id(context)), f"wh_{event_id}"))
+
+
+@then("the receiver collected the batch {seconds:g} seconds after it ended, having asked its status {count:d} times")
+def step_collected_by_receiver(context: Context, seconds: float, count: int) -> None:
+    h = context.hooks
+    batch = h.batch
+    assert batch is not None
+    assert batch.submitted_at is not None
+
+    async def collected() -> BatchRecord:
+        # Watched in real time, never by sleeping on the virtual clock: the SDK reads the platform in a thread on a
+        # client's first request, which the clock takes for idleness, and a sleeper of the scenario's own would move
+        # time on meanwhile. Only the receiver's own waits move it, so its looks come exactly when it means them to.
+        for _ in range(6000):  # a minute: the receiver's last look is 8.5 minutes of virtual time, gone in a moment
+            now = h.caller.ledger.batch(batch.id)
+            assert now is not None
+            if not now.state.outstanding:
+                return now
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"the batch was not collected: {h.caller.ledger.batch(batch.id)}")
+
+    done = context.runner.run(collected())
+    assert done.collected_at is not None, done
+    late = done.collected_at - (batch.submitted_at + _PROCESSING)
+    assert abs(late - seconds) < 1e-6, f"collected {late:g} s after the batch ended, not {seconds:g}"
+    step_status_checks(context, count)
+
+
+@then('the caller, asked "{prompt}" again, is answered from the ledger without a new batch')
+def step_answered_from_ledger(context: Context, prompt: str) -> None:
+    h = context.hooks
+    created, asked = h.emulator.openai.created_batches, h.emulator.calls["openai.batches.retrieve"]
+    answer = context.runner.run(h.caller.run(prompt, key="high"))
+    assert answer, answer
+    assert h.emulator.openai.created_batches == created, "a new batch was made"
+    assert h.emulator.calls["openai.batches.retrieve"] == asked, "the API was asked again"
 
 
 @when('the actor is asked "{prompt}" and the batch ends')

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result
 
+from lowtide.batching.adaptive import Schedule
 from lowtide.batching.backend import BatchBackend, BatchLimits, Phase, RemoteBatch
 from lowtide.batching.wakeups import sleep_or_woken
 from lowtide.config.settings import BatchSettings, TimeoutPolicy
@@ -34,6 +35,7 @@ async def wait_until_ended(
     started_at: float | None = None,
     on_status: Callable[[RemoteBatch], Awaitable[None] | None] | None = None,
     wakes: Sequence[asyncio.Event] = (),
+    schedule: Schedule | None = None,
 ) -> RemoteBatch:
     """Poll until the batch ends and return it; past `max_wait`, cancel it or leave it (`on_timeout`) and raise
     `BatchTimeoutError`.
@@ -42,7 +44,8 @@ async def wait_until_ended(
     look happens exactly at `max_wait`. `started_at` (clock time) lets a caller that parked the batch count the wait
     from its submission. `on_status` sees every look (awaited, when it gives an awaitable: a ledger write). Any of
     `wakes` set (a webhook said the batch ended) ends the sleep at once: the next look is made then. With
-    `webhook_poll_interval` set, the looks between are that far apart.
+    `webhook_poll_interval` set, the looks between are that far apart; with a `schedule` (adaptive polling), as far
+    apart as it says at each look.
     """
     start = clock.now() if started_at is None else started_at
     max_wait = max_wait_of(settings, backend.codec.limits)
@@ -64,7 +67,8 @@ async def wait_until_ended(
     interval = settings.poll_interval if settings.webhook_poll_interval is None else settings.webhook_poll_interval
 
     def remaining(_: RetryCallState) -> float:
-        return max(0.0, min(interval, deadline - clock.now()))
+        now = clock.now()
+        return max(0.0, min(interval if schedule is None else schedule(now), deadline - now))
 
     async def sleep(seconds: float) -> None:
         await sleep_or_woken(asyncio.ensure_future(clock.sleep(seconds)), wakes)

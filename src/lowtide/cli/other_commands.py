@@ -14,6 +14,8 @@ from click.shell_completion import get_completion_class
 
 from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
 
+_OPENAI_WEBHOOK_SECRET_ENV = "OPENAI_WEBHOOK_SECRET"
+"""The secret the emulated OpenAI account signs its webhooks with: the variable `lowtide webhooks` verifies them by."""
 _DEPLOYMENTS_ENV = "LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS"
 """The variable the emulated Azure resource reads its further deployments from (`--azure-deployment` sets it)."""
 
@@ -116,6 +118,14 @@ Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_
     " (comma-separated, repeatable).",
 )
 @click.option(
+    "--openai-webhook",
+    "openai_webhooks",
+    multiple=True,
+    metavar="URL",
+    help="Send each OpenAI batch's end (batch.completed, ...) to URL, signed as OpenAI signs them with the secret in"
+    " $OPENAI_WEBHOOK_SECRET (whsec_...; repeatable).",
+)
+@click.option(
     "--rpm", type=COUNT, help="Live calls: requests per minute, per provider and API key (default: no limit)."
 )
 @click.option("--input-tpm", type=COUNT, help="Live Messages calls: input tokens per minute, per API key.")
@@ -140,6 +150,7 @@ def emulator(
     models: tuple[str, ...],
     azure_deployments: tuple[str, ...],
     compatible_lacks: tuple[str, ...],
+    openai_webhooks: tuple[str, ...],
     rpm: int | None,
     input_tpm: int | None,
     output_tpm: int | None,
@@ -155,7 +166,8 @@ def emulator(
     Prints where it listens on stdout once it accepts connections (with --json as one JSON object: event, url,
     host, port), then serves until Ctrl-C or SIGTERM. Not part of any API: GET /_emulator/stats reads the counters
     (calls by route, batches created), POST /_emulator/faults fails a route's next calls, POST /_emulator/outcomes
-    sets how a batch request by custom id ends, POST /_emulator/reset empties it.
+    sets how a batch request by custom id ends, POST /_emulator/webhooks sends an API's batch ends to a URL
+    (`{"emulation": "openai", "url": ..., "secret": "whsec_..."}`), POST /_emulator/reset empties it.
     """
     from lowtide.emulator.core.emulation import EmulationError
     from lowtide.emulator.core.ratelimits import RateLimits
@@ -164,6 +176,11 @@ def emulator(
     from lowtide.emulator.server import run
     from lowtide.errors import ConfigurationError
 
+    if openai_webhooks and not os.environ.get(_OPENAI_WEBHOOK_SECRET_ENV):
+        raise click.BadParameter(
+            f"set ${_OPENAI_WEBHOOK_SECRET_ENV} to the secret to sign them with (whsec_ and base64)",
+            param_hint="'--openai-webhook'",
+        )
     try:
         with _deployments(azure_deployments):
             served = Emulator(
@@ -180,10 +197,13 @@ def emulator(
                     part.strip() for parts in compatible_lacks for part in parts.split(",") if part.strip()
                 ],
             )
+        for url in openai_webhooks:
+            served.openai.add_webhook(url, os.environ.get(_OPENAI_WEBHOOK_SECRET_ENV, ""))
     except StateFileError as error:
         raise ConfigurationError(str(error), field="state_file") from None
-    except ValueError as error:  # the one setting click's types leave to the emulator: the parts OpenAI lacks
-        raise click.BadParameter(str(error), param_hint="'--compatible-lacks'") from None
+    except ValueError as error:  # the settings click's types leave to the emulator: the parts OpenAI lacks, webhooks
+        hint = "'--openai-webhook'" if "webhook" in str(error) else "'--compatible-lacks'"
+        raise click.BadParameter(str(error), param_hint=hint) from None
     except EmulationError as error:  # an installed emulation that cannot be loaded, named
         raise ConfigurationError(str(error)) from None
     return run(served, host=host, port=port, access_log=access_log, json_line=json_output)

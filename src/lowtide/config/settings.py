@@ -24,6 +24,7 @@ __all__ = [
     "POLL_INTERVAL_VARIABLE",
     "BatchSettings",
     "LiveSettings",
+    "NotifySettings",
     "SettingsModel",
     "TimeoutPolicy",
     "poll_interval_override",
@@ -81,6 +82,25 @@ def _numbers_in(annotation: object) -> Literal["itself", "values"] | None:
     return None
 
 
+class NotifySettings(SettingsModel):
+    """Webhooks out: where lowtide POSTs a signed notice when a batch or bulk run ends."""
+
+    url: str = Field(pattern=r"^https?://", description="Where the notices are POSTed (http or https).")
+    secret_env: str = Field(
+        default="LOWTIDE_NOTIFY_SECRET",
+        description="The environment variable holding the secret the notices are signed with (whsec_ and base64, "
+        "Standard Webhooks): never in the file.",
+    )
+    events: tuple[Literal["batch.ended", "run.ended"], ...] = Field(
+        default=("batch.ended", "run.ended"), description="The notices sent."
+    )
+    retries: int = Field(default=5, ge=0, le=20, description="Tries after the first of a notice not answered 2xx.")
+    backoff: float = Field(
+        default=2.0, gt=0, description="Seconds before the first retry; each next waits twice as long."
+    )
+    timeout: float = Field(default=10.0, gt=0, description="Seconds one try may take.")
+
+
 class BatchSettings(SettingsModel):
     """How a batch-mode call waits for its batch."""
 
@@ -127,6 +147,15 @@ class BatchSettings(SettingsModel):
         description="Seconds between two status checks when the provider's webhooks reach a lowtide receiver "
         "(`lowtide webhooks`, `lowtide serve --webhooks`), which wakes the poll at once: a slow check underneath, so "
         "that a lost webhook costs only time. Unset: no webhooks are expected, every `poll_interval`.",
+    )
+    poll_schedule: Literal["fixed", "adaptive"] = Field(
+        default="fixed",
+        description="`adaptive`: where no webhook is expected, space the status checks by how long this ledger's "
+        "batches of the provider, endpoint and size took: rare (up to 4 x poll_interval) while their usual end is "
+        "far, every poll_interval / 4 within poll_interval of it. `fixed`: every poll_interval.",
+    )
+    notify: NotifySettings | None = Field(
+        default=None, description="Webhooks out: a signed notice to a URL when a batch or bulk run ends."
     )
     keep_uploads: bool = Field(
         default=False,

@@ -1,9 +1,9 @@
 """The webhook endpoint (`POST /webhooks/<provider>`, in `lowtide serve --webhooks` and `lowtide webhooks`): a body
 of at most `max_body_bytes`, verified by the actor's provider (`Provider.webhook_verifier`), recorded once in the
 ledger by its event id, and the batch's collection started at once: its poller woken in this process (`WAKEUPS`) and
-on every host of the ledger (the store's notices), or, where no live process polls it, collected here. A refused
-webhook (unsigned, wrongly signed, stale, replayed, too large) is answered 401 or 400 and logged without its body;
-nothing is recorded or changed."""
+on every host of the ledger (the store's notices), or, where no live process polls it, collected here (looked at
+again until the API's status agrees). A refused webhook (unsigned, wrongly signed, stale, replayed, too large) is
+answered 401 or 400 and logged without its body; nothing is recorded or changed."""
 
 from __future__ import annotations
 
@@ -28,10 +28,15 @@ from lowtide.messages.wire import Refusal
 from lowtide.serve.body import read_body
 from lowtide.webhooks.events import DEFAULT_TOLERANCE, BatchEvent, WebhookRefused, WebhookVerifier
 
-__all__ = ["MAX_WEBHOOK_BYTES", "webhook_path", "webhook_route"]
+__all__ = ["COLLECT_BACKOFF", "MAX_WEBHOOK_BYTES", "webhook_path", "webhook_route"]
 
 MAX_WEBHOOK_BYTES = 65_536
 """The largest webhook body taken: a batch's event is well under a kilobyte."""
+
+COLLECT_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+"""Seconds between the receiver's looks at a batch nobody polls whose webhook came before the API's status said it
+ended: ten looks over eight and a half minutes, most within seconds of the webhook (OpenAI's status catches up in
+seconds; the slow poll is there for the rest)."""
 
 _log = logging.getLogger("lowtide.webhooks")
 
@@ -119,9 +124,28 @@ class _Receiver:
         task.add_done_callback(lambda _: self._collecting.pop(batch.id, None))
 
     async def _collect(self, batch: BatchRecord) -> None:
-        """Collect `batch` once, through the actor's own batch backend (its client, key and address), as `lowtide
-        collect` would: looked at once, never waited on (a webhook may come before the API's status says so: the
-        next webhook, the slow poll or `lowtide collect` looks again)."""
+        """Collect `batch` through the actor's own batch backend (its client, key and address), as `lowtide collect`
+        would, looking again after each of `COLLECT_BACKOFF` while the API's status does not yet say it ended (a
+        webhook may come before the status agrees), until it is collected or a live process polls it. Past the last
+        look the slow poll, the next webhook or `lowtide collect` takes over."""
+        clock = self._actor.clock
+        ledger = async_ledger(self._actor.ledger)
+        for wait in (0.0, *COLLECT_BACKOFF):
+            if wait:
+                await clock.sleep(wait)
+                now = await ledger.batch(batch.id)
+                if now is None or not now.state.outstanding:
+                    return
+                if owner_alive(now.owner, now.owner_until, clock.now()):  # a poller took it up: it was woken
+                    return
+                batch = now
+            if await self._look(batch):
+                return
+        _log.warning("Batch %s had not ended %g s after its webhook (%d looks): left to the slow poll.",
+                     batch.id, sum(COLLECT_BACKOFF), len(COLLECT_BACKOFF) + 1)  # fmt: skip
+
+    async def _look(self, batch: BatchRecord) -> bool:
+        """One look at `batch`, collecting it if the API says it ended; whether it is collected."""
         actor = self._actor
         settings = BatchSettings(max_wait=1e-9, on_timeout=TimeoutPolicy.LEAVE)
         engine = BatchEngine(actor.batch_backend("webhooks"), actor.ledger, endpoint=batch.endpoint,
@@ -130,8 +154,10 @@ class _Receiver:
             failures = await engine.collect_once([batch])
         finally:
             await engine.aclose()
-        for failure in failures:  # the slow poll, the next webhook or `lowtide collect` tries again
+        for failure in failures:  # looked at again after the next wait
             _log.warning("Could not collect batch %s on its webhook: %s: %s", batch.id, type(failure).__name__, failure)
+        now = await async_ledger(actor.ledger).batch(batch.id)
+        return now is None or not now.state.outstanding
 
 
 def _refused(client: str, status: int, reason: str) -> JSONResponse:

@@ -239,6 +239,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
 
     async def aclose(self) -> None:
         self.closed = True
+        if self.notifier is not None:  # the notices of the batches it collected, tried until given up
+            await self.notifier.drain()
         # A batch left `ended` being closed (its answers already handed out, so a program may close at once): the
         # look ends with the program, or the next program's calls find the batch open again.
         await asyncio.gather(*list(self._closing), return_exceptions=True)

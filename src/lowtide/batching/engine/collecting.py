@@ -8,6 +8,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 
+from lowtide.batching.adaptive import poll_schedule
 from lowtide.batching.backend import BatchCodec, Phase, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.batching.engine.late_waiters import LateWaiters
@@ -30,6 +31,7 @@ from lowtide.ledger.store import (
     RequestState,
 )
 from lowtide.telemetry.switch import tracing
+from lowtide.webhooks.notify import batch_notice
 
 __all__ = ["RESULTS_PER_TRANSACTION", "Collection"]
 
@@ -125,6 +127,7 @@ class Collection(LateWaiters):
                         clock=self._clock,
                         on_status=self._status_recorder(batch_id),
                         wakes=wakes,
+                        schedule=await poll_schedule(self.history, record, self.settings),
                     )
                 collecting = True
                 await self._collect(
@@ -137,6 +140,9 @@ class Collection(LateWaiters):
                     adopted=record.adopted,
                 )
             collected = True
+            self.history.learn(record, ended.ended_at)
+            if self.notifier is not None:
+                self.notifier.soon("batch.ended", batch_notice(record, ended))
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
             failure = exc  # the requests stay in the ledger, to be collected later

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from lowtide.batching.adaptive import History
 from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.keys import owner_id
 from lowtide.config.settings import BatchSettings
@@ -30,6 +31,7 @@ from lowtide.ledger.store import (
     RequestRecord,
 )
 from lowtide.telemetry.current import CallTrace, LaterCall
+from lowtide.webhooks.notify import notifier_for
 
 __all__ = ["REREAD_CHUNK", "BatchWatch", "EngineCore", "GroupCall", "Queued", "Waiters", "shared_done"]
 
@@ -116,6 +118,10 @@ class EngineCore:
         """The ledger as the event loop calls it: every call awaited (a remote store never blocks the loop)."""
         self.endpoint = endpoint
         self.settings = settings
+        self.history = History(ledger)
+        """How long this ledger's batches took, for adaptive polling (`poll_schedule`)."""
+        self.notifier = notifier_for(settings.notify, clock)
+        """Where a batch's end is told (`batch.notify`), if anywhere."""
         # A batch holds what the settings allow and the provider takes, whichever is less.
         limits = backend.codec.limits
         self.max_requests = min(settings.max_batch_requests, limits.max_requests)

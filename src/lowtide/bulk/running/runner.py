@@ -62,6 +62,7 @@ from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.runs import RunRecord
 from lowtide.telemetry.switch import tracing
+from lowtide.webhooks.notify import notifier_for, run_notice
 
 __all__ = ["BulkRun", "JobInput", "RunActor", "RunMode"]
 
@@ -308,7 +309,7 @@ class BulkRun(RunRequests):
         if tracing():
             from lowtide.telemetry.runs import traced_run
 
-            return await traced_run(
+            end = await traced_run(
                 prepared.run_id,
                 actor=self.actor.name,
                 provider=self.actor.configuration.provider,
@@ -317,7 +318,12 @@ class BulkRun(RunRequests):
                 items=len(prepared.to_send),
                 go=go,
             )
-        return await go()
+        else:
+            end = await go()
+        notifier = notifier_for(self.actor.configuration.batch.notify, self.actor.clock)
+        if notifier is not None:
+            await notifier.send("run.ended", run_notice(end.report, self.actor.name))
+        return end
 
     def _mode(self) -> BatchProcessingMode:
         return BatchProcessingMode.LIVE if self.mode == "live" else BatchProcessingMode.BATCH

@@ -58,6 +58,20 @@ def admin_routes(shared: Shared) -> list[Route]:
             raise invalid_request(str(error)) from None
         return JSONResponse({"custom_id": custom_id, "kind": kind})
 
+    async def webhooks(request: Request) -> Response:
+        body = as_object(await read_json(request, _ADMIN_BODY_BYTES)) or {}
+        name, url, secret = body.get("emulation"), body.get("url"), body.get("secret")
+        if not all(isinstance(value, str) for value in (name, url, secret)):
+            raise invalid_request("expected {'emulation': str, 'url': str, 'secret': str}")
+        emulation = next((each for each in shared.emulations if each.name == name), None)
+        if emulation is None:
+            raise invalid_request(f"no emulation {name!r}: {', '.join(each.name for each in shared.emulations)}")
+        try:
+            emulation.add_webhook(str(url), str(secret))
+        except ValueError as error:
+            raise invalid_request(str(error)) from None
+        return JSONResponse({"emulation": name, "url": url})
+
     async def stats(request: Request) -> Response:
         counters: dict[str, object] = {"calls": dict(shared.calls), "rate_limited": shared.quotas.limited}
         for emulation in shared.emulations:
@@ -71,6 +85,7 @@ def admin_routes(shared: Shared) -> list[Route]:
     return [
         Route("/_emulator/faults", faults, methods=["POST"]),
         Route("/_emulator/outcomes", outcomes, methods=["POST"]),
+        Route("/_emulator/webhooks", webhooks, methods=["POST"]),
         Route("/_emulator/stats", stats, methods=["GET"]),
         Route("/_emulator/reset", reset, methods=["POST"]),
     ]

@@ -142,6 +142,11 @@ class Emulation(ABC):
         """How the errors of this API's own vocabulary are answered, by exception class."""
         return {}
 
+    def add_webhook(self, url: str, secret: str) -> None:
+        """Send this API's webhooks (a batch's end) to `url`, signed with `secret` as the API signs them; ValueError
+        when it sends none, or `url` or `secret` is not one. By default it sends none."""
+        raise ValueError(f"the emulated {self.name} API sends no webhooks")
+
     def stats(self) -> Mapping[str, object]:
         """Its counters, for `GET /_emulator/stats`."""
         return {}

@@ -42,6 +42,7 @@ from lowtide.emulator.openai.responses_params import read_responses_call
 from lowtide.emulator.openai.results import ENDPOINTS, Verdict, error_lines, judge, output_lines, settle, with_faults
 from lowtide.emulator.openai.stored_chat import StoredCompletions
 from lowtide.emulator.openai.stored_responses import StoredResponse, StoredResponses, input_items
+from lowtide.emulator.openai.webhooks import WebhookSender
 
 __all__ = ["OpenAIBackend", "OpenAILimits", "expires_after"]
 
@@ -100,6 +101,7 @@ class OpenAIBackend:
         self.limits = OpenAILimits()
         self.files = FileStore()
         self.batches = OpenAIBatchStore()
+        self.webhooks = WebhookSender(clock, self.batches.find)
         self.created_custom_ids: Counter[str] = Counter()
         self.created_batches = 0
         self.responses = StoredResponses()
@@ -114,6 +116,7 @@ class OpenAIBackend:
         self.fine_tuned.clear()
         self.files.clear()
         self.batches.clear()
+        self.webhooks.reset()
         self.created_custom_ids.clear()
         self.created_batches = 0
         self._verdicts.clear()

@@ -19,6 +19,7 @@ from lowtide.emulator.openai.batches import OpenAIBatchStore
 from lowtide.emulator.openai.errors import OpenAIError, from_api_error
 from lowtide.emulator.openai.http import authenticate, openai_error_response
 from lowtide.emulator.openai.routes import openai_routes
+from lowtide.emulator.openai.webhooks import WebhookSender
 
 __all__ = ["OpenAIEmulation"]
 
@@ -75,6 +76,14 @@ class OpenAIEmulation(OpenAIAccountEmulation[OpenAIBackend]):
     def batches(self) -> OpenAIBatchStore:
         return self.backend.batches
 
+    @property
+    def webhooks(self) -> WebhookSender:
+        """The batch webhooks it sends: `endpoints`, `sent` (deliveries answered 2xx), `drop_next(n)` (a fault)."""
+        return self.backend.webhooks
+
+    def add_webhook(self, url: str, secret: str) -> None:
+        self.backend.webhooks.add(url, secret)
+
     def add_fine_tuned_model(self, base: str, *, suffix: str = "custom", organization: str = "lowtide") -> str:
         """A fine-tuned model of `base` on the account (`ft:<base>:<organization>:<suffix>:<id>`), as a fine-tuning
         job would leave it: listed, described and deletable through the Models API; its id."""
@@ -99,3 +108,6 @@ class OpenAIEmulation(OpenAIAccountEmulation[OpenAIBackend]):
 
     def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
         return {OpenAIError: openai_error_response}
+
+    def stats(self) -> Mapping[str, object]:
+        return {**super().stats(), "openai_webhooks_sent": self.backend.webhooks.sent}

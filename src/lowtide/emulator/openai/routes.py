@@ -166,7 +166,9 @@ class OpenAIApi:
         if fields is not None and "metadata" in self._shared.settings.compatible_lacks:
             # An endpoint without batch metadata takes the key and keeps nothing of it (as such gateways do).
             body = {key: value for key, value in fields.items() if key != "metadata"}
-        return self._openai.create_batch(body)
+        created = self._openai.create_batch(body)
+        self._openai.webhooks.watch(str(created["id"]))
+        return created
 
     async def list_batches(self, request: Request) -> Answer:
         query = request.query_params
@@ -177,7 +179,9 @@ class OpenAIApi:
 
     async def cancel_batch(self, request: Request) -> Answer:
         self._lacking("cancel", request)
-        return self._openai.cancel_batch(request.path_params["batch_id"])
+        canceling = self._openai.cancel_batch(request.path_params["batch_id"])
+        self._openai.webhooks.watch(str(canceling["id"]))  # its end moved
+        return canceling
 
     # -- files ---------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,211 @@
+"""Steps for webhooks out (features/webhooks_out.feature): an OpenAI actor over the emulator in process, on a virtual
+clock that stands still while a socket is waited on, notifying a recording receiver served on a loopback socket from
+a thread; each notice checked with the openai SDK's Standard Webhooks verification."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import os
+import threading
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from _openai_provider_support import MODEL, OPENAI_KEY
+from _support import set_env, world
+from _webhook_support import Delivery as Notice
+from _webhook_support import verified, whsec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from step_context import Context as StepContext
+from step_context import given, then, when
+
+from lowtide import Actor
+from lowtide.core.clock import VirtualClock
+from lowtide.emulator import Emulator
+from lowtide.http.server import app_in_thread
+
+_SECRET = whsec(b"the harbour office's notice secret")
+
+
+@dataclass
+class Told:
+    """The scenario's receiver: what it was sent and how many it still refuses."""
+
+    clock: VirtualClock
+    url: str = ""
+    refusing: int = 0
+    status: int = 500
+    notices: list[Notice] = field(default_factory=list[Notice])
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    emulator: Emulator | None = None
+    actor: Actor | None = None
+    answer: Any = None
+    failure: BaseException | None = None
+    prompts: list[str] = field(default_factory=list[str])
+    log: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
+
+
+class Context(StepContext, Protocol):
+    told: Told
+
+
+def _app(told: Told) -> Starlette:
+    async def receive(request: Request) -> Response:
+        body = await request.body()
+        with told.lock:
+            told.notices.append(Notice(told.clock.now(), body, dict(request.headers)))
+            if told.refusing > 0:
+                told.refusing -= 1
+                return Response(status_code=told.status)
+        return Response(status_code=204)
+
+    return Starlette(routes=[Route("/lowtide", receive, methods=["POST"])])
+
+
+@given("the user's notice receiver on a loopback socket")
+def step_receiver(context: Context) -> None:
+    w = world(context)
+    # Time stands still while the loop waits on the receiver's socket: each try takes no virtual time.
+    told = context.told = Told(VirtualClock(wait_for_io=True))
+    serving: AbstractContextManager[tuple[str, int]] = app_in_thread(_app(told))
+    url, _ = serving.__enter__()
+    w.cleanups.append(lambda: serving.__exit__(None, None, None))
+    told.url = f"{url}/lowtide"
+    told.log = w.keep_log("lowtide.webhooks.notify", logging.INFO)
+
+
+@given("an OpenAI actor over the emulator notifying the receiver, its secret in LOWTIDE_NOTIFY_SECRET")
+def step_actor(context: Context) -> None:
+    w = world(context)
+    told = context.told
+    set_env(w, "LOWTIDE_NOTIFY_SECRET", _SECRET)
+    told.emulator = Emulator(clock=told.clock, processing_seconds=60)
+    client = told.emulator.openai_client(api_key=OPENAI_KEY)
+    w.cleanups.append(client.close)
+    settings = {
+        "name": "berths",
+        "provider": "openai",
+        "model": MODEL,
+        "batch_processing": "batch",
+        "batch": {"coalesce_window": 0, "poll_interval": 30, "notify": {"url": told.url}},
+    }
+    told.actor = Actor(settings, client=client, clock=told.clock, ledger=os.environ["LOWTIDE_LEDGER"])
+    w.cleanups.append(told.actor.aclose)
+
+
+@given("the receiver answers the first {count:d} notices with {status:d}")
+def step_refusing(context: Context, count: int, status: int) -> None:
+    context.told.refusing, context.told.status = count, status
+
+
+@given("LOWTIDE_NOTIFY_SECRET is not set")
+def step_no_secret(context: Context) -> None:
+    set_env(world(context), "LOWTIDE_NOTIFY_SECRET", None)
+
+
+@when('the actor is asked "{prompt}" and closed')
+def step_ask(context: Context, prompt: str) -> None:
+    told = context.told
+    actor = told.actor
+    assert actor is not None
+    told.prompts.append(prompt)
+
+    async def ask() -> None:
+        try:
+            told.answer = await actor.run(prompt, key="berth")
+        except Exception as error:
+            told.failure = error
+        await actor.aclose()  # waits for the notices it is still trying
+
+    context.runner.run(ask())
+
+
+@when("a bulk run of {count:d} prompts runs through the actor")
+def step_bulk(context: Context, count: int) -> None:
+    told = context.told
+    actor = told.actor
+    assert actor is not None
+    told.prompts = [f"Which berth for vessel {n}?" for n in range(count)]
+    run = actor.bulk(run_id="berths-of-the-day", progress="none")
+    run.add_jobs(list(told.prompts))
+    told.answer = context.runner.run(run.run())
+    context.runner.run(actor.aclose())
+
+
+def _verified(notice: Notice) -> dict[str, Any]:
+    return verified(notice, _SECRET)
+
+
+@then('the receiver got {count:d} notice, "{kind}", verified with the secret')
+def step_one_notice(context: Context, count: int, kind: str) -> None:
+    notices = context.told.notices
+    assert len(notices) == count, [n.body for n in notices]
+    assert all(_verified(notice)["type"] == kind for notice in notices), [n.body for n in notices]
+
+
+@then("the notice names the ledger's batch, its provider and {count:d} request succeeded")
+def step_names_batch(context: Context, count: int) -> None:
+    told = context.told
+    assert told.actor is not None
+    [batch] = told.actor.ledger.batches()
+    data = _verified(told.notices[-1])["data"]
+    assert data["batch_id"] == batch.id, data
+    assert data["provider_batch_id"] == batch.provider_batch_id, data
+    assert data["provider"] == "openai", data
+    assert data["counts"]["succeeded"] == count, data
+
+
+@then("no notice holds the API key, the prompt or the answer")
+def step_nothing_secret(context: Context) -> None:
+    told = context.told
+    assert told.notices, "no notice was sent"
+    answers = [str(told.answer)] if not isinstance(told.answer, list) else []
+    for notice in told.notices:
+        text = notice.body.decode() + json.dumps(notice.headers)
+        for secret in (OPENAI_KEY, _SECRET, *told.prompts, *answers):
+            assert secret not in text, f"{secret[:20]}... is in a notice"
+
+
+@then('the receiver got {count:d} notices, "{kind}", of one webhook-id, {first:g} then {second:g} seconds apart')
+def step_retried(context: Context, count: int, kind: str, first: float, second: float) -> None:
+    notices = context.told.notices
+    assert len(notices) == count, [(n.at, n.body) for n in notices]
+    assert len({n.headers["webhook-id"] for n in notices}) == 1, [n.headers for n in notices]
+    assert all(_verified(notice)["type"] == kind for notice in notices)
+    gaps = [b.at - a.at for a, b in itertools.pairwise(notices)]
+    assert gaps[:2] == [first, second], gaps
+
+
+@then("the actor's answer came")
+def step_answer_came(context: Context) -> None:
+    assert context.told.failure is None, context.told.failure
+    assert context.told.answer, context.told.answer
+
+
+@then('"{text}" was logged')
+def step_logged(context: Context, text: str) -> None:
+    lines = [record.getMessage() for record in context.told.log]
+    assert any(text in line for line in lines), lines
+
+
+@then('a "{kind}" notice names the run with {count:d} items succeeded, verified with the secret')
+def step_run_notice(context: Context, kind: str, count: int) -> None:
+    runs = [event for event in map(_verified, context.told.notices) if event["type"] == kind]
+    assert len(runs) == 1, [n.body for n in context.told.notices]
+    data = runs[0]["data"]
+    assert data["run_id"] == "berths-of-the-day", data
+    assert data["items"] == count, data
+    assert data["counts"]["succeeded"] == count, data
+
+
+@then('the call failed naming "{text}"')
+def step_failed(context: Context, text: str) -> None:
+    failure = context.told.failure
+    assert failure is not None, "the call did not fail"
+    assert text in str(failure), str(failure)
+    assert not context.told.notices, "a notice was sent"

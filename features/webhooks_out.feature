@@ -1,0 +1,39 @@
+Feature: Webhooks out: lowtide tells the user's server when a batch or bulk run ends
+  As a developer whose framework waits for lowtide's work to end
+  I want a signed notice POSTed to my URL when a batch or bulk run ends, retried until my server takes it
+  So that my framework is told, rather than polling lowtide in turn, and never receives a key or a prompt
+
+  # The actor's batches go to the emulated OpenAI API in process, on a virtual clock that stands still while a
+  # socket is waited on; the user's server is a recording receiver on a loopback socket.
+
+  Background:
+    Given the user's notice receiver on a loopback socket
+    And an OpenAI actor over the emulator notifying the receiver, its secret in LOWTIDE_NOTIFY_SECRET
+
+  Scenario: A batch's end is told once, signed, with ids and counts and no key, prompt or answer
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    Then the receiver got 1 notice, "batch.ended", verified with the secret
+    And the notice names the ledger's batch, its provider and 1 request succeeded
+    And no notice holds the API key, the prompt or the answer
+
+  Scenario: A notice answered 503 is tried again with backoff, as one message, until taken
+    Given the receiver answers the first 2 notices with 503
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    Then the receiver got 3 notices, "batch.ended", of one webhook-id, 2 then 4 seconds apart
+
+  Scenario: A receiver that never takes it is given up after the retries, and the call is answered all the same
+    Given the receiver answers the first 99 notices with 500
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    Then the receiver got 6 notices, "batch.ended", of one webhook-id, 2 then 4 seconds apart
+    And the actor's answer came
+    And "given up after 6 tries" was logged
+
+  Scenario: A bulk run's end is told, with its counts
+    When a bulk run of 3 prompts runs through the actor
+    Then a "run.ended" notice names the run with 3 items succeeded, verified with the secret
+    And no notice holds the API key, the prompt or the answer
+
+  Scenario: Notices without their secret are refused at the first call, naming the variable
+    Given LOWTIDE_NOTIFY_SECRET is not set
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    Then the call failed naming "LOWTIDE_NOTIFY_SECRET"
