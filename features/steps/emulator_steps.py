@@ -1646,6 +1646,7 @@ def step_socket_reset(context: Context) -> None:
 def step_socket_empty(context: Context, count: int) -> None:
     stats = admin(scenario(context), "GET", "/_emulator/stats").json()
     openai = {"openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}, "rate_limited": 0}
+    openai["openai_webhooks_sent"] = 0  # deliveries of its batch webhooks answered 2xx
     gemini = {"gemini_batches": 0, "gemini_created_batches": 0, "gemini_created_custom_ids": {}}
     bedrock = {
         "bedrock_batches": 0,
@@ -1657,7 +1658,7 @@ def step_socket_empty(context: Context, count: int) -> None:
     azure = {"azure_openai_batches": 0, "azure_openai_created_batches": 0, "azure_openai_created_custom_ids": {}}
     compatible = {
         f"{name}_{stat}": value
-        for name in ("groq", "together")
+        for name in ("groq", "together", "xai", "openrouter")
         for stat, value in (("batches", 0), ("created_batches", 0), ("created_custom_ids", {}))
     }
     live = {"live_answers": {}, "abandoned_answers": 0}
