@@ -160,7 +160,7 @@ Feature: Actor configuration
       | batch: {max_wait: 0}                                               | batch.max_wait      | batch.max_wait: Input should be greater than 0 (got 0)                     |
       | batch: {on_timeout: abandon}                                       | batch.on_timeout    | batch.on_timeout: Input should be 'cancel' or 'leave' (got 'abandon')      |
       | batch: {api_retries: 99}                                           | batch.api_retries   | batch.api_retries: Input should be less than or equal to 50 (got 99)       |
-      | batch: {poll_every: 5}                                             | batch.poll_every    | batch.poll_every: not a known setting; did you mean 'poll_interval'?       |
+      | batch: {poll_intervall: 5}                                           | batch.poll_intervall | batch.poll_intervall: not a known setting; did you mean 'poll_interval'?   |
       | colour: blue                                                       | colour              | colour: not a known setting (known here: api_key_env, base_url, batch,    |
       | batch_processing: sometimes                                        | batch_processing    | batch_processing: Input should be 'live' or 'batch' (got 'sometimes')      |
       | temperature: 1.5                                                   | temperature         | temperature: 1.5 is outside the range the Messages API takes, 0 to 1.      |

@@ -53,6 +53,6 @@ Feature: The emulated OpenAI API sends batch webhooks as OpenAI does
     And the emulator counts 1 webhook sent
     And the ledger holds the webhook for the batch
 
-  Scenario: `lowtide emulator --openai-webhook` without a secret to sign with is refused
-    When `lowtide emulator --openai-webhook http://127.0.0.1:9/webhooks/openai` is run without OPENAI_WEBHOOK_SECRET
+  Scenario: `lowtide emulator --webhook openai=URL` without a secret to sign with is refused
+    When `lowtide emulator --webhook openai=http://127.0.0.1:9/webhooks/openai` is run without OPENAI_WEBHOOK_SECRET
     Then it exits with 2, saying "OPENAI_WEBHOOK_SECRET"

@@ -270,11 +270,11 @@ def step_ledger_holds(context: Context) -> None:
         context.runner.run(actor.aclose())
 
 
-@when("`lowtide emulator --openai-webhook {url}` is run without OPENAI_WEBHOOK_SECRET")
+@when("`lowtide emulator --webhook openai={url}` is run without OPENAI_WEBHOOK_SECRET")
 def step_cli(context: Context, url: str) -> None:
     w = world(context)
     set_env(w, "OPENAI_WEBHOOK_SECRET", None)
-    run_cli(w, f"lowtide emulator --openai-webhook {url}", ledger=None)
+    run_cli(w, f"lowtide emulator --webhook openai={url}", ledger=None)
 
 
 @then('it exits with {code:d}, saying "{text}"')

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,12 +14,11 @@ from click.shell_completion import get_completion_class
 
 from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
 
-_OPENAI_WEBHOOK_SECRET_ENV = "OPENAI_WEBHOOK_SECRET"
-"""The secret the emulated OpenAI account signs its webhooks with: the variable `lowtide webhooks` verifies them by."""
 _DEPLOYMENTS_ENV = "LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS"
 """The variable the emulated Azure resource reads its further deployments from (`--azure-deployment` sets it)."""
 
 if TYPE_CHECKING:
+    from lowtide.emulator.core.emulation import Emulation
     from lowtide.emulator.core.ratelimits import Latency
 
 __all__ = ["COMMANDS"]
@@ -118,12 +117,12 @@ Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_
     " (comma-separated, repeatable).",
 )
 @click.option(
-    "--openai-webhook",
-    "openai_webhooks",
+    "--webhook",
+    "webhooks",
     multiple=True,
-    metavar="URL",
-    help="Send each OpenAI batch's end (batch.completed, ...) to URL, signed as OpenAI signs them with the secret in"
-    " $OPENAI_WEBHOOK_SECRET (whsec_...; repeatable).",
+    metavar="NAME=URL",
+    help="Send each batch's end of the emulated API NAME to URL, signed as that API signs its webhooks, with the"
+    " secret in the variable its receivers read (openai: $OPENAI_WEBHOOK_SECRET, whsec_...); repeatable.",
 )
 @click.option(
     "--rpm", type=COUNT, help="Live calls: requests per minute, per provider and API key (default: no limit)."
@@ -150,7 +149,7 @@ def emulator(
     models: tuple[str, ...],
     azure_deployments: tuple[str, ...],
     compatible_lacks: tuple[str, ...],
-    openai_webhooks: tuple[str, ...],
+    webhooks: tuple[str, ...],
     rpm: int | None,
     input_tpm: int | None,
     output_tpm: int | None,
@@ -176,11 +175,6 @@ def emulator(
     from lowtide.emulator.server import run
     from lowtide.errors import ConfigurationError
 
-    if openai_webhooks and not os.environ.get(_OPENAI_WEBHOOK_SECRET_ENV):
-        raise click.BadParameter(
-            f"set ${_OPENAI_WEBHOOK_SECRET_ENV} to the secret to sign them with (whsec_ and base64)",
-            param_hint="'--openai-webhook'",
-        )
     try:
         with _deployments(azure_deployments):
             served = Emulator(
@@ -197,12 +191,12 @@ def emulator(
                     part.strip() for parts in compatible_lacks for part in parts.split(",") if part.strip()
                 ],
             )
-        for url in openai_webhooks:
-            served.openai.add_webhook(url, os.environ.get(_OPENAI_WEBHOOK_SECRET_ENV, ""))
+        for name, url, secret in _webhooks(served.emulations, webhooks):
+            next(each for each in served.emulations if each.name == name).add_webhook(url, secret)
     except StateFileError as error:
         raise ConfigurationError(str(error), field="state_file") from None
     except ValueError as error:  # the settings click's types leave to the emulator: the parts OpenAI lacks, webhooks
-        hint = "'--openai-webhook'" if "webhook" in str(error) else "'--compatible-lacks'"
+        hint = "'--webhook'" if "webhook" in str(error) else "'--compatible-lacks'"
         raise click.BadParameter(str(error), param_hint=hint) from None
     except EmulationError as error:  # an installed emulation that cannot be loaded, named
         raise ConfigurationError(str(error)) from None
@@ -268,3 +262,27 @@ def completion(ctx: click.Context, shell: str) -> int:
 
 
 COMMANDS = [demo, emulator, completion]
+
+
+def _webhooks(emulations: Sequence[Emulation], given: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """Each `--webhook NAME=URL` as (name, url, secret), the secret read from the variable the API's receivers read
+    it from (`Emulation.webhook_secret_env`); a name no emulation has, one that sends no webhooks, or a secret not
+    set, refused by name."""
+    found: list[tuple[str, str, str]] = []
+    for each in given:
+        name, equals, url = each.partition("=")
+        emulation = next((e for e in emulations if e.name == name), None)
+        if not equals or not url:
+            raise click.BadParameter(f"{each!r}: expected NAME=URL", param_hint="'--webhook'")
+        if emulation is None or emulation.webhook_secret_env is None:
+            sends = ", ".join(e.name for e in emulations if e.webhook_secret_env is not None) or "none"
+            raise click.BadParameter(
+                f"no emulated API {name!r} sends webhooks (those that do: {sends})", param_hint="'--webhook'"
+            )
+        secret = os.environ.get(emulation.webhook_secret_env)
+        if not secret:
+            raise click.BadParameter(
+                f"set ${emulation.webhook_secret_env} to the secret to sign them with", param_hint="'--webhook'"
+            )
+        found.append((name, url, secret))
+    return found

@@ -142,6 +142,10 @@ class Emulation(ABC):
         """How the errors of this API's own vocabulary are answered, by exception class."""
         return {}
 
+    webhook_secret_env: ClassVar[str | None] = None
+    """The variable the API's own receivers read the secret its webhooks are signed with from (`lowtide emulator
+    --webhook NAME=URL` signs with it); None: it sends none."""
+
     def add_webhook(self, url: str, secret: str) -> None:
         """Send this API's webhooks (a batch's end) to `url`, signed with `secret` as the API signs them; ValueError
         when it sends none, or `url` or `secret` is not one. By default it sends none."""

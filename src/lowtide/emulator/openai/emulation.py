@@ -6,6 +6,7 @@ APIs share it gets the calls no other emulation claims (`default_caller`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -80,6 +81,8 @@ class OpenAIEmulation(OpenAIAccountEmulation[OpenAIBackend]):
     def webhooks(self) -> WebhookSender:
         """The batch webhooks it sends: `endpoints`, `sent` (deliveries answered 2xx), `drop_next(n)` (a fault)."""
         return self.backend.webhooks
+
+    webhook_secret_env: ClassVar[str | None] = "OPENAI_WEBHOOK_SECRET"
 
     def add_webhook(self, url: str, secret: str) -> None:
         self.backend.webhooks.add(url, secret)

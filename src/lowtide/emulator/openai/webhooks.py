@@ -12,12 +12,14 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import httpx
+from typing import TYPE_CHECKING
 
 from lowtide.core.clock import Clock
 from lowtide.emulator.openai.batches import BatchStatus, OpenAIBatch
 from lowtide.webhooks.signing import check_secret, signed_headers
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["RETRY_BACKOFF", "WebhookEndpoint", "WebhookSender", "signed_delivery"]
 
@@ -117,6 +119,8 @@ class WebhookSender:
             _log.info("Dropped the webhook %s (%s) for %s: a fault.", event["id"], event["type"], endpoint.url)
             return
         msg_id = f"wh_{uuid.uuid4().hex}"  # one per event and endpoint, as Standard Webhooks' `webhook-id` is
+        import httpx  # here: an emulator with no endpoint loads no HTTP client (httpx's import loads its CLI's rich)
+
         for wait in (0.0, *RETRY_BACKOFF):
             if wait:
                 await self._clock.sleep(wait)
