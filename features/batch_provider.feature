@@ -313,7 +313,7 @@ Feature: Calls answered through the Message Batches API
       batch_processing: batch
       cache_control: {type: ephemeral}
       """
-    When the actor runs these prompts as one call of run_many:
+    When the actor runs each of these prompts in a call of run_many of its own, one after another:
       | custom_id | prompt           |
       | first     | High tide today? |
       | second    | High tide today? |

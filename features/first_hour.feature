@@ -77,7 +77,7 @@ Feature: A user's first hour: bad input is refused with one clear line before an
     Given a ledger with requests in it whose pages were then damaged
     When lowtide status reads that ledger
     Then the command exits with 2
-    And the command printed on stderr "damaged.sqlite3 is damaged (database disk image is malformed)"
+    And the command printed on stderr "damaged.sqlite3 is not a lowtide ledger, or it is damaged (database disk image is malformed)"
     And the command printed on stderr "Do not start a new ledger and run your programs again"
     And the command printed on stderr "lowtide ledger rebuild --ledger"
     And the command printed nothing on stderr that looks like a traceback

@@ -302,6 +302,20 @@ def _usage(context: Context, custom_id: str) -> Any:
     return outcome.usage
 
 
+@when("the actor runs each of these prompts in a call of run_many of its own, one after another:")
+def step_run_many_each(context: Context) -> None:
+    """A batch each: the requests of one batch are processed side by side and never read each other's cache
+    writes (as Anthropic's batch docs say, and the emulator does); a later batch reads what an earlier one wrote."""
+    w = world(context)
+    actor = w.current_actor()
+    w.custom_ids, outcomes = [], []
+    for row in context.table:
+        w.custom_ids.append(row["custom_id"])
+        request = actor.request(row["prompt"], custom_id=row["custom_id"])
+        outcomes.extend(w.attempt_async(lambda request=request: actor.run_many([request])) or [])
+    w.outcomes = outcomes
+
+
 @then('the outcome of "{custom_id}" wrote to the prompt cache and read nothing from it')
 def step_cache_write(context: Context, custom_id: str) -> None:
     usage = _usage(context, custom_id)

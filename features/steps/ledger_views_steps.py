@@ -223,7 +223,7 @@ def step_schema_counting_all(context: Context, version: int) -> None:
     context.views_store = reopened(context, store)
 
 
-_LATER = ("agent_journal", "agent_runs", "webhook_events")
+_LATER = ("agent_journal", "agent_runs", "webhook_events", "spend_caps", "spend_entries", "spend_audit")
 _LATER_TABLES = "".join(f"DROP TABLE {table}; " for table in _LATER)
-"""The tables schemas 12 (durable agents) and 13 (webhooks received) made: a ledger taken back to an earlier schema has
-none of them, as the ledger an older lowtide wrote has none."""
+"""The tables schemas 12 (durable agents), 13 (webhooks received) and 14 (spend by owner) made: a ledger taken back to
+an earlier schema has none of them, as the ledger an older lowtide wrote has none."""
