@@ -67,6 +67,18 @@ Feature: Durable agents: model turns and steps journaled, replayed, never paid o
     Then the API created 2 batches, of 3 requests each
     And the runs "c-1", "c-2" and "c-3" are parked, waiting on their keys at position 2
 
+  Scenario Outline: A run whose step outlasts the coalescing window still sends its next turn with the others': <batches>
+    When the agent "fetcher" is started as the runs "s-1", "s-2" and "s-3" at once
+    And the next build log fetched takes 4 seconds
+    And a pass waits at most <bound> seconds for its runs still working
+    And the batches end and the agent runs are resumed once
+    Then the API created <created>
+
+    Examples:
+      | batches                                                   | bound | created                           |
+      | one batch for the three second turns                      | 30    | 2 batches, of 3 requests each     |
+      | the others' batch sent without the straggler past a bound | 2     | 3 batches, of 3, 2 and 1 requests |
+
   Scenario: The dashboard's Agents page counts the runs by state and shows a run's timeline: each turn and step, its batch, cost and wait
     When the agent "triage" is started as the run "d-1"
     And the agent "careful" is started as the run "d-2"

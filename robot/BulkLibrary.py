@@ -260,11 +260,19 @@ class BulkLibrary:
     # ---------------------------------------------------------------------------------------------- `lowtide`
 
     @keyword("Start Lowtide")
-    def start_lowtide(self, *args: str, name: str | None = None, measured: bool = True) -> str:
+    def start_lowtide(
+        self, *args: str, name: str | None = None, measured: bool = True, crashpoint: str | None = None
+    ) -> str:
         """Start `lowtide ARGS...` with the fake API key in its environment; returns the process's name.
         `measured=False`, for a run the test kills with SIGKILL: not under coverage, which writes a process's data at
-        its exit, which SIGKILL never reaches (measuring it would cost 1-1.5 s of CPU and add nothing)."""
-        process = self._start([*lowtide_command(), *args], name or "lowtide", measured=measured)
+        its exit, which SIGKILL never reaches (measuring it would cost 1-1.5 s of CPU and add nothing). `crashpoint`:
+        the process dies there (`LOWTIDE_CRASHPOINT`, `lowtide.batching.crashpoints`)."""
+        process = self._start(
+            [*lowtide_command(), *args],
+            name or "lowtide",
+            measured=measured and crashpoint is None,
+            crashpoint=crashpoint,
+        )
         self._named[process.name] = process
         return process.name
 
@@ -314,46 +322,35 @@ class BulkLibrary:
         )
         return finished
 
-    @keyword("Kill Lowtide Midway")
-    def kill_lowtide_midway(self, name: str, ledger: str, batches: int, timeout: float = 180.0) -> dict[str, int]:
-        """SIGKILL the run `name` midway, as the ledger (read-only) shows it: at least one batch with its results
-        stored, and a group of requests claimed (`pending`) but not yet in a batch, the moment before their
-        batch's intent is written. Returns the ledger's batch states after the kill.
+    @keyword("Lowtide Should Die Midway")
+    def lowtide_should_die_midway(self, name: str, ledger: str, batches: int, timeout: float = 180.0) -> dict[str, int]:
+        """Wait for the run `name`, started with a crash point before a batch's intent (`before-intent#N`), to die
+        there of SIGKILL, and check the ledger (read-only) shows it midway: at least one batch with its results
+        stored, not all, and a group of requests claimed (`pending`) but not yet in a batch. Returns the ledger's
+        batch states.
 
         The claimed group is the work only a take-over can finish: the run started again must take those
-        requests from the dead process at once (its pid is gone) and send them. Fails if the run ends first, or if
-        after the kill the ledger shows no batch settled or every batch settled. The claimed group is waited for
-        tightly, but a kill that lands a moment later (its intent written) is still a fair midway state: a
-        warning is logged."""
+        requests from the dead process at once (its pid is gone) and send them. The process dies at that point
+        itself, however loaded the machine: a watcher polling the ledger for the moment can miss it."""
         process = self._process(name)
-        deadline = time.monotonic() + timeout
-        seen = _LedgerView()
-        while True:
-            if process.popen.poll() is not None:
-                raise AssertionError(
-                    f"{name} exited with {process.popen.returncode} before it was midway; ledger: {seen}\n"
-                    f"stderr:\n{_tail(process.stderr)}"
-                )
-            seen = _ledger_view(Path(ledger))
-            if seen.settled >= 1 and seen.unbatched > 0:
-                break
-            if time.monotonic() > deadline:
-                process.stop()
-                raise AssertionError(f"{name} was not midway within {timeout:g} s: {seen}")
-            time.sleep(0.003)
-        process.popen.send_signal(signal.SIGKILL)
-        # Reaped, so that its pid is free: the next run must see its owner dead.
-        code = process.wait(30.0)
-        if code != -signal.SIGKILL:
-            raise AssertionError(f"{name} should have died of SIGKILL, but its exit code is {code}.")
-        after = _ledger_view(Path(ledger))
-        logger.info(f"Killed {name} after {process.seconds:.2f} s; ledger: {after}")
-        if not 1 <= after.settled < int(batches):
+        code = process.wait_unless_stuck(timeout)
+        if code is None:
+            process.stop()
             raise AssertionError(
-                f"Killed {name}, but it was not midway: {after.settled} of {batches} batch(es) settled"
+                f"{name} did not reach its crash point within {timeout:g} s: {_ledger_view(Path(ledger))}"
             )
-        if after.unbatched == 0:
-            logger.warn(f"{name} was killed just after its claimed requests got their batch intent: {after}")
+        if code != -signal.SIGKILL:
+            raise AssertionError(
+                f"{name} should have died of SIGKILL at its crash point, but its exit code is {code}; ledger: "
+                f"{_ledger_view(Path(ledger))}\nstderr:\n{_tail(process.stderr)}"
+            )
+        after = _ledger_view(Path(ledger))
+        logger.info(f"{name} died at its crash point after {process.seconds:.2f} s; ledger: {after}")
+        if not 1 <= after.settled < int(batches) or after.unbatched == 0:
+            raise AssertionError(
+                f"{name} died, but not midway: {after.settled} of {batches} batch(es) settled, {after.unbatched}"
+                f" request(s) claimed in no batch: {after}"
+            )
         return dict(after.batches)
 
     @keyword("Interrupt Lowtide Once A Batch Is Out")
@@ -656,9 +653,11 @@ class BulkLibrary:
             raise AssertionError(f"No process named {name!r} was started.")
         return process
 
-    def _start(self, argv: Sequence[str], name: str, measured: bool = True) -> Process:
+    def _start(self, argv: Sequence[str], name: str, measured: bool = True, crashpoint: str | None = None) -> Process:
         self._started += 1
         env = self._environment()
+        if crashpoint is not None:
+            env["LOWTIDE_CRASHPOINT"] = crashpoint
         if not measured:
             for variable in UNMEASURED:
                 env.pop(variable, None)

@@ -60,7 +60,8 @@ ${SMALL_BATCH}      50
 A Run Killed Midway Resumes, Writes What A Run Never Stopped Writes, Pays Once, And Retry Sends Only The Failed Again
     [Documentation]    The same rows run twice: once never stopped, and once killed with SIGKILL once a batch's
     ...    results are stored, while the next group of requests is claimed in the ledger but not yet in a batch,
-    ...    with other batches out and more rows unsent. Run again, it takes the dead run's claimed requests over at
+    ...    with other batches out and more rows unsent (it dies there itself, `LOWTIDE_CRASHPOINT=before-intent#4`:
+    ...    the fourth group, sent once one of the three parallel batches has settled). Run again, it takes the dead run's claimed requests over at
     ...    once (their owner's pid is gone: its lease, an hour here, is not waited for), attaches to the batches out
     ...    and sends the rest: every custom id created exactly once. The killed run kept the lines of the items it
     ...    had answered in a spool beside its `--out` file; its last line, torn as a kill mid-write leaves it, is
@@ -90,8 +91,8 @@ A Run Killed Midway Resumes, Writes What A Run Never Stopped Writes, Pays Once, 
     @{command}=    Create List    run    ${csv}    @{options}
     ...    --out    ${out}    --results-dir    ${work}/resdir    --ledger    ${ledger}
 
-    ${first}=    Start Lowtide    @{command}    measured=${FALSE}
-    Kill Lowtide Midway    ${first}    ${ledger}    batches=${BATCHES}
+    ${first}=    Start Lowtide    @{command}    crashpoint=before-intent#4
+    Lowtide Should Die Midway    ${first}    ${ledger}    batches=${BATCHES}
     Emulator Should Have Created Each Custom Id Once    ${RUN}    ${ROWS}    partial=${TRUE}
     File Should Not Exist    ${out}
     # With `--results-dir` the spool is kept there, as its `results` file's.

@@ -1,7 +1,8 @@
 """The durable agents of the agent scenarios (features/agents*.feature), in a module of their own so that a
 `lowtide agents resume` process imports them by reference as it would a user's: a three-turn agent with two tools
 whose side effects append a line to a file, a second agent to reuse a run id with, one that asks a person
-before it posts, one whose one step outlasts a run's lease, and one that goes on past its tools' errors.
+before it posts, one whose one step outlasts a run's lease, one that goes on past its tools' errors, and one whose
+build log may take a while to fetch (`SLOW_READS`).
 
 Its actors are the scenario's when it set them (`ACTORS`, in the scenario's process), else built from the
 environment (`AGENT_EXAMPLES_URL`: the emulator's socket; the key in `AGENT_EXAMPLES_KEY`), as a program's would be.
@@ -68,6 +69,26 @@ async def triage(ctx: AgentContext, issue: str, log: str) -> str:
     await ctx.step(post_comment, log, review.text[:12])
     summary = await ctx.run(actor("planner"), f"Summarize: {issue}")
     return summary.text[:40]
+
+
+SLOW_READS: list[float] = []
+"""Seconds (real time) the next reads of `fetch_build_log` take, one a read: set by a scenario."""
+
+
+async def fetch_build_log(log: str, issue: str) -> str:
+    """`read_build_log` over the network: the next read waits `SLOW_READS`' first seconds."""
+    if SLOW_READS:
+        await asyncio.sleep(SLOW_READS.pop(0))
+    return read_build_log(log, issue)
+
+
+@agent
+async def fetcher(ctx: AgentContext, issue: str, log: str) -> str:
+    """Plan, fetch the build log (a step that may take a while), review: two model turns, one tool."""
+    plan = await ctx.run(actor("planner"), f"Plan a fix for: {issue}")
+    build_log = await ctx.step(fetch_build_log, log, issue)
+    review = await ctx.run(actor("planner"), f"Review the plan: {plan.text[:20]} / {build_log}")
+    return review.text[:40]
 
 
 @agent

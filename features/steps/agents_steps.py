@@ -513,6 +513,21 @@ def step_parked_run(context: Context, run_id: str, reference: str) -> None:
     w.ledger().agent_journal.open_run(run)
 
 
+@when("the next build log fetched takes {seconds:g} seconds")
+def step_slow_read(context: Context, seconds: float) -> None:
+    slow = _examples().SLOW_READS
+    slow[:] = [seconds]
+    world(context).cleanups.append(slow.clear)
+
+
+@when("a pass waits at most {seconds:g} seconds for its runs still working")
+def step_straggler_bound(context: Context, seconds: float) -> None:
+    from lowtide.batching import gathering
+
+    before, gathering.STRAGGLER_SECONDS = gathering.STRAGGLER_SECONDS, seconds
+    world(context).cleanups.append(lambda: setattr(gathering, "STRAGGLER_SECONDS", before))
+
+
 @when('the agent "{name}" is started as the runs "{first}", "{second}" and "{third}" at once')
 def step_start_many(context: Context, name: str, first: str, second: str, third: str) -> None:
     w = world(context)
@@ -532,6 +547,14 @@ def step_created_together(context: Context, count: int, size: int) -> None:
     emu = world(context).emu
     ids = emu.created_custom_ids
     assert (emu.created_batches, len(ids), set(ids.values())) == (count, count * size, {1}), (emu.created_batches, ids)
+
+
+@then("the API created {count:d} batches, of {first:d}, {second:d} and {third:d} requests")
+def step_created_sizes(context: Context, count: int, first: int, second: int, third: int) -> None:
+    emu = world(context).emu
+    sizes = [len(batch.requests) for batch in emu.anthropic.batches.oldest_first()]
+    assert sizes == [first, second, third][:count], sizes
+    assert set(emu.created_custom_ids.values()) == {1}, emu.created_custom_ids
 
 
 @then('the runs "{first}", "{second}" and "{third}" are parked, waiting on their keys at position {position:d}')

@@ -21,11 +21,13 @@ from lowtide.agents.asking import ask
 from lowtide.agents.driver import advanced
 from lowtide.agents.values import SCRIPT_MODULE
 from lowtide.agents.waiting import advanceable_now
+from lowtide.batching.gathering import Gathering
 from lowtide.batching.keys import owner_id
 from lowtide.calls import parking
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
+from lowtide.ledger.journal import RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 
 __all__ = ["Advanced", "imported", "referenced", "resume_once", "retry_run", "stop_run"]
@@ -121,12 +123,20 @@ async def resume_once(
         return done
     # Leased together, advanced together, their ends written together: a transaction a pass for each, not one a run
     # for each; and together so that the next turns of runs advanced in one pass travel in as few batches as the
-    # coalescing window allows (one a turn for runs of one actor), not a batch a run. A run whose end waits for the
-    # pass's slowest run is held meanwhile by this live process (its lease), so nothing else advances it.
+    # coalescing window allows (one a turn for runs of one actor), not a batch a run: a gathering, so that the window a
+    # run's turn opens waits for the others still replaying their journals (`batching.gathering`), however long the
+    # store's round trips take on a busy machine. A run whose end waits for the pass's slowest run is held meanwhile
+    # by this live process (its lease), so nothing else advances it.
     owner, now = owner_id(), clock.now()
     held = await ask(store, lambda: journal.change_runs({run.run_id: rules.lease(owner, now) for run, _ in due}))
     going = [(taken, found) for run, found in due if (taken := held[run.run_id]) is not None]
-    changes = await asyncio.gather(*(advanced(found.fn, store, run, owner, clock) for run, found in going))
+    together = Gathering(len(going))
+
+    async def advance(run: AgentRun, found: Agent) -> RunChange:
+        with together.member():
+            return await advanced(found.fn, store, run, owner, clock)
+
+    changes = await asyncio.gather(*(advance(run, found) for run, found in going))
     ends = {run.run_id: change for (run, _), change in zip(going, changes, strict=True)}
     written = await ask(store, lambda: journal.change_runs(ends))
     for run_id, run in written.items():

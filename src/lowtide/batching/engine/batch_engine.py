@@ -293,6 +293,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
             traced.span.set_attribute("lowtide.key", key)
         if len(self._claimed) % MANY == 0:
             freeze_survivors(MANY)  # thousands of calls arriving at once (a `gather`): they wait a while
+        self._reached()
         came = self._clock.now() if arrived is None else arrived
         if self._claiming is None:
             writer = self._claiming = self._spawn(self._write_claims(), waiters=[])

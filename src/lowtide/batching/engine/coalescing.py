@@ -50,11 +50,20 @@ class Coalescing(EngineCore):
 
     async def _under_way(self, closes: float) -> None:
         """Wait for the calls that arrived in the window closing at `closes` and are still on their way to the
-        ledger (reading it first, or their claim being written): they travel in it, as the claims they lead to."""
-        while under_way := [
-            *(writer for writer, came in self._claim_writes.items() if came <= closes and not writer.done()),
-            *(arrival for arrival, came in self._arrivals.items() if came <= closes),
-        ]:
+        ledger (reading it first, or their claim being written): they travel in it, as the claims they lead to. A
+        gathering one of them belongs to (`batching.gathering`) holds the window open until its other members have
+        come too, and the window then closes as the last came."""
+        while True:
+            if waiting := [group for group in self._gatherings if not group.settled]:
+                await asyncio.gather(*(group.wait() for group in waiting))
+                closes = max(closes, self._clock.now())
+            self._gatherings.clear()
+            under_way = [
+                *(writer for writer, came in self._claim_writes.items() if came <= closes and not writer.done()),
+                *(arrival for arrival, came in self._arrivals.items() if came <= closes),
+            ]
+            if not under_way:
+                return
             await asyncio.wait(under_way)
 
     def _flush(self) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from lowtide.batching import gathering
 from lowtide.batching.adaptive import History
 from lowtide.batching.backend import BatchBackend, BatchCodec, RemoteBatch, ResultLine, Settled, UnreadableLine
 from lowtide.batching.keys import owner_id
@@ -174,6 +175,8 @@ class EngineCore:
         starts while one waits for the server."""
         self._arrivals: dict[asyncio.Future[None], float] = {}
         """Calls on their way to their claim that wait for something first (a ledger read), with when they came."""
+        self._gatherings: set[gathering.Gathering] = set()
+        """The gatherings whose members' calls reached this engine: the open window waits for their other members."""
         self._asked: dict[str, list[asyncio.Future[bool]]] = {}
         """Keys asked of the ledger in this turn of the event loop (`knows`), with who waits for each answer."""
         self._reading: asyncio.Task[None] | None = None
@@ -226,7 +229,13 @@ class EngineCore:
         moves meanwhile). Its time is `arrival_of` it, for `claim(arrived=...)`."""
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._arrivals[done] = self._clock.now()
+        self._reached()
         return done
+
+    def _reached(self) -> None:
+        """A call reaches this engine now: the gathering its task is a member of (if any) is waited for."""
+        if (group := gathering.reached()) is not None:
+            self._gatherings.add(group)
 
     def arrival_of(self, arrival: asyncio.Future[None]) -> float:
         return self._arrivals[arrival]

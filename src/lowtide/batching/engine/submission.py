@@ -40,6 +40,7 @@ CLOCK_SKEW = 300.0
 
 class Submission(EngineCore):
     async def _dispatch(self, entries: list[Queued]) -> None:
+        crashpoint("before-intent")
         batch_id = f"lt_{uuid.uuid4().hex}"
         now = self._clock.now()
         try:
