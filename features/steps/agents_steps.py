@@ -649,10 +649,12 @@ def step_every_run_once(context: Context, count: int) -> None:
     assert sum(1 for run in runs if run.state is AgentState.FINISHED) >= count // 2, (said, runs)
 
 
-@then("the API created the request of each of the runs' turns once, in at most {most:d} batches")
-def step_created_once_shared(context: Context, most: int) -> None:
+@then("the API created the request of each of the runs' turns once, the start's batch and one a process a round")
+def step_created_once_shared(context: Context) -> None:
     w = world(context)
     [said] = w.witnessed["rounds"]
+    _seed, rounds = said
+    most = 1 + 2 * len(rounds)  # a process advances every run it leased in one pass: their turns in one batch
     journal = w.ledger().agent_journal
     turns = {
         w.custom_id(e.key) for r in journal.agent_runs() for e in journal.entries(r.run_id) if e.kind is EntryKind.TURN
