@@ -61,3 +61,18 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     And only the items the batch's results show canceled were sent live, each once
     And no item was paid for twice
     And the run ended before its deadline
+
+  Scenario: OpenAI's flex tier: batch prices, answered live, the route when no batch is expected in time
+    Given an emulated OpenAI API
+    And an OpenAI actor "tides" with:
+      """
+      batch_processing: batch
+      batch: {poll_interval: 10}
+      """
+    And 4 prompts "Tide {n}"
+    When the actor plans the prompts with the deadline "2h"
+    Then the plan's route is "flex"
+    And the plan says "-> flex"
+    When the actor maps the prompts with the deadline "2h"
+    Then the run's groups are 4 completed, 0 failed, 0 canceled and 0 not run
+    And the OpenAI API answered 4 live calls at the flex tier and created no batch

@@ -143,3 +143,18 @@ def step_before_deadline(context: Context) -> None:
     at = _bulk(w)["deadline at"]
     assert at is not None
     assert w.clock.now() <= at, (w.clock.now(), at)
+
+
+@then("the OpenAI API answered {count:d} live calls at the flex tier and created no batch")
+def step_flex_calls(context: Context, count: int) -> None:
+    w = world(context)
+    calls = w.emu.calls
+    live = calls["openai.responses.create"] + calls["openai.chat.completions.create"]
+    assert (live, calls["openai.batches.create"]) == (count, 0), calls
+    # Each at half the price the same prompt costs at the standard tier (asked again now, live).
+    for item, prompt in zip(_result(w).items, _prompts(w), strict=True):
+        standard = w.run(w.current_actor().run(prompt, mode="live"))
+        assert item.response is not None, item
+        assert item.response.cost is not None, item
+        assert standard.cost is not None
+        assert item.response.cost.total_usd * 2 == standard.cost.total_usd, (item.response.cost, standard.cost)
