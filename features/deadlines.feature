@@ -76,3 +76,19 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     When the actor maps the prompts with the deadline "2h"
     Then the run's groups are 4 completed, 0 failed, 0 canceled and 0 not run
     And the OpenAI API answered 4 live calls at the flex tier and created no batch
+
+  Scenario: A call's deadline: in the past, refused before anything is sent
+    When the actor is asked "When is high tide?" with the deadline "2020-01-01T00:00:00+00:00"
+    Then the call was refused with a ConfigurationError saying "is in the past"
+    And the API received no calls at all
+
+  Scenario: A call's deadline with no history of batches: answered live, at once
+    When the actor is asked "When is high tide?" with the deadline "2h"
+    Then the call was answered with the emulated reply to "When is high tide?"
+    And the API received 0 batches and 1 live calls
+
+  Scenario: A call's deadline that a batch is expected to meet: answered by a batch, at half price
+    Given the ledger's history holds 3 batches of this provider that took 60 seconds
+    When the actor is asked "When is high tide?" with the deadline "2h"
+    Then the call was answered with the emulated reply to "When is high tide?"
+    And the API received 4 batches and 0 live calls

@@ -158,3 +158,27 @@ def step_flex_calls(context: Context, count: int) -> None:
         assert item.response.cost is not None, item
         assert standard.cost is not None
         assert item.response.cost.total_usd * 2 == standard.cost.total_usd, (item.response.cost, standard.cost)
+
+
+@when('the actor is asked "{prompt}" with the deadline "{deadline}"')
+def step_call_deadline(context: Context, prompt: str, deadline: str) -> None:
+    w = world(context)
+    _settled(w)
+    w.error = None
+    try:
+        w.asked["call"] = w.run(w.current_actor().run(prompt, deadline=deadline))
+    except ActorError as exc:
+        w.error = exc
+
+
+@then('the call was refused with a {name} saying "{text}"')
+def step_call_refused(context: Context, name: str, text: str) -> None:
+    step_refused(context, name, text)
+
+
+@then('the call was answered with the emulated reply to "{prompt}"')
+def step_call_answered(context: Context, prompt: str) -> None:
+    w = world(context)
+    response = w.asked.get("call")
+    assert response is not None, w.error
+    assert response.text.startswith(emulated_reply_to(prompt)[:40]), response.text
