@@ -1,4 +1,4 @@
-@deadlines
+@stores @deadlines
 Feature: Deadlines across venues: the cheapest route that makes it, and late work moved
   As a developer whose results are due by a given time
   I want to give a bulk run a deadline and have lowtide choose the cheapest route expected to meet it
