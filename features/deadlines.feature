@@ -92,3 +92,9 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     When the actor is asked "When is high tide?" with the deadline "2h"
     Then the call was answered with the emulated reply to "When is high tide?"
     And the API received 4 batches and 0 live calls
+
+  Scenario: The emulator makes its next batches late when asked over HTTP, and refuses a bad number
+    When the emulator is asked over HTTP to make its batches take 10800 seconds
+    Then the emulator answered 200 and its batches now take 10800 seconds
+    When the emulator is asked over HTTP to make its batches take -5 seconds
+    Then the emulator answered 400 and its batches now take 10800 seconds

@@ -182,3 +182,23 @@ def step_call_answered(context: Context, prompt: str) -> None:
     response = w.asked.get("call")
     assert response is not None, w.error
     assert response.text.startswith(emulated_reply_to(prompt)[:40]), response.text
+
+
+@when("the emulator is asked over HTTP to make its batches take {seconds:g} seconds")
+def step_processing_over_http(context: Context, seconds: float) -> None:
+    import httpx2
+
+    w = world(context)
+
+    async def post() -> int:
+        async with httpx2.AsyncClient(transport=w.emu.transport(), base_url=w.emu.base_url) as client:
+            return (await client.post("/_emulator/processing", json={"seconds": seconds})).status_code
+
+    w.asked["status"] = w.run(post())
+
+
+@then("the emulator answered {status:d} and its batches now take {seconds:g} seconds")
+def step_processing_answered(context: Context, status: int, seconds: float) -> None:
+    w = world(context)
+    assert w.asked["status"] == status, w.asked["status"]
+    assert w.emu.processing_seconds == seconds, w.emu.processing_seconds
