@@ -98,3 +98,17 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     Then the emulator answered 200 and its batches now take 10800 seconds
     When the emulator is asked over HTTP to make its batches take -5 seconds
     Then the emulator answered 400 and its batches now take 10800 seconds
+
+  Scenario: Items the API canceled in their batch go by the faster route once, in the same run or when it is started again
+    Given the ledger's history holds 3 batches of this provider that took 60 seconds
+    And 4 prompts "Review {n}"
+    And the first attempts of items 1 and 2 of run "tides" end as canceled in their batch
+    When the actor maps the prompts as run "tides"
+    Then the run's groups are 2 completed, 0 failed, 2 canceled and 0 not run
+    When the prompts are mapped as run "tides" by the deadline "2h"
+    Then the run's groups are 4 completed, 0 failed, 0 canceled and 0 not run
+    And items 1 and 2 were answered live under their second attempts' keys, and nothing else was sent live
+    Given the first attempts of items 3 of run "swell" end as canceled in their batch
+    When the prompts are mapped as run "swell" by the deadline "2h"
+    Then the run's groups are 4 completed, 0 failed, 0 canceled and 0 not run
+    And items 3 were answered live under their second attempts' keys, and nothing else was sent live

@@ -202,3 +202,40 @@ def step_processing_answered(context: Context, status: int, seconds: float) -> N
     w = world(context)
     assert w.asked["status"] == status, w.asked["status"]
     assert w.emu.processing_seconds == seconds, w.emu.processing_seconds
+
+
+def _indexes(text: str) -> list[int]:
+    return [int(part) for part in text.replace(" and ", ", ").split(", ")]
+
+
+@given('the first attempts of items {indexes} of run "{run_id}" end as canceled in their batch')
+def step_first_canceled(context: Context, indexes: str, run_id: str) -> None:
+    w = world(context)
+    for index in _indexes(indexes):
+        w.emu.faults.outcome(w.custom_id(f"{run_id}-{index}"), "canceled")
+
+
+@when('the prompts are mapped as run "{run_id}" by the deadline "{deadline}"')
+def step_map_run_deadline(context: Context, run_id: str, deadline: str) -> None:
+    w = world(context)
+    _settled(w)
+    w.asked["live before"] = w.emu.calls["messages.create"]
+    _bulk(w)["result"] = w.run(w.current_actor().map(_prompts(w), run_id=run_id, deadline=deadline))
+
+
+@then("items {indexes} were answered live under their second attempts' keys, and nothing else was sent live")
+def step_moved_again(context: Context, indexes: str) -> None:
+    w = world(context)
+    result = _result(w)
+    ledger = w.ledger()
+    wanted = _indexes(indexes)
+    for index in wanted:
+        first = ledger.request(f"{result.run_id}-{index}")
+        second = ledger.request(f"{result.run_id}-{index}-a2")
+        assert first is not None, index
+        assert first.state is RequestState.CANCELED, (index, first.state)
+        assert second is not None, index
+        assert second.state is RequestState.SUCCEEDED, (index, second.state)
+        assert second.batch_id is None, (index, second.batch_id)
+    sent = w.emu.calls["messages.create"] - w.asked["live before"]
+    assert sent == len(wanted), (sent, wanted)

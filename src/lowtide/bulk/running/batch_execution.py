@@ -110,6 +110,8 @@ class Execution:
             if self.moves is not None:  # (canceled with the go's other tasks)
                 self._spawn(self.moves.timer())
             await state.begin()
+            if self.moves is not None:
+                self.moves.move(self.moves.again, canceled=True)
             await self._send(await self._prime(self.prepared.to_send))
             await self._wait_for_answers()
             if timer is not None:
@@ -175,7 +177,11 @@ class Execution:
         else:
             finished = [*stored, *finished]
         async for index, record in self.state.records(self.engine.ledger, finished):
-            self.state.set(self._outcome_result(index, stored_outcome(record), rows.get(index)))
+            outcome, row = stored_outcome(record), rows.get(index)
+            if self.moves is not None and isinstance(outcome, BatchRequestCanceled) and (row is None or not row.status):
+                self.moves.again.append(index)  # canceled in a batch before this go: moved once it has begun
+                continue
+            self.state.set(self._outcome_result(index, outcome, row))
 
     async def _count_batches(self) -> None:
         """The batches the run used before this go (those it still waits on are counted out by `_attach`), and
@@ -383,7 +389,7 @@ class Execution:
             self._counted(batch)
 
     def _answered(self, index: int, outcome: Settled) -> None:
-        if self.moves is not None and self.moves.moving and isinstance(outcome, BatchRequestCanceled):
+        if self.moves is not None and isinstance(outcome, BatchRequestCanceled):
             self.budget.release(index)  # never answered, never charged: moved, under a new attempt's key
             self.moves.move([index], canceled=True)
             return

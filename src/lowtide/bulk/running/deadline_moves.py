@@ -67,6 +67,8 @@ class DeadlineMoves:
             runs=runs, attempts=actor.ledger.run_store, budget=execution.budget, clock=execution.clock,
             concurrency=actor.configuration.live.max_concurrency,
         )  # fmt: skip
+        self.again: list[int] = []
+        """Items a batch canceled before this go (found so as it began): moved once it has begun."""
         self.moving = route.move_at is None
         """Set at the move (from the start for a route that is not a batch): nothing more goes in a batch."""
 
