@@ -112,3 +112,10 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     When the prompts are mapped as run "swell" by the deadline "2h"
     Then the run's groups are 4 completed, 0 failed, 0 canceled and 0 not run
     And items 3 were answered live under their second attempts' keys, and nothing else was sent live
+
+  Scenario: A batch route's dry run says when its late work would move, and that none of it is paid twice
+    Given the ledger's history holds 3 batches of this provider that took 60 seconds
+    And 5 prompts "Review {n}"
+    When the actor plans the prompts with the deadline "2h"
+    Then the plan says "if late: at 1h58m from now its unanswered requests are canceled"
+    And the plan says "none is paid twice"

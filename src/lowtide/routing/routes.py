@@ -74,7 +74,7 @@ class Route:
             out.append(
                 f"  if late: at {format_duration(self.move_at - now)} from now its unanswered requests are canceled and"
                 f" only those confirmed canceled sent by {self.fallback.venue.name} ({self._priced(self.fallback)} if"
-                " all were)"
+                " all were; none is paid twice: an answer given before the cancel took is kept)"
             )
         return out
 
