@@ -49,6 +49,15 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed a JSON plan of 3 batches with 2, 2 and 1 requests
     And the API received no calls at all
 
+  Scenario: A dry run with a deadline prints each venue's expected time and price, and the route, sending nothing
+    Given a JSONL file "jobs.jsonl" of 5 prompts
+    When "lowtide run jobs.jsonl --actor actor.yaml --deadline 2h --dry-run" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed "-> live: about 30s"
+    And the command printed "batch: about 24h00m (no history in this ledger"
+    And the command printed "route: live, expected 30s"
+    And the API received no calls at all
+
   Scenario Outline: Mistakes are refused with a clear message and exit 2, before anything is sent
     When "<command>" runs in the scenario's folder
     Then the command exits with 2
@@ -64,6 +73,9 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --response-model nowhere | module:Class                              |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --run-id 'no good'       | Run id 'no good' must be                  |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --ledger /proc/nope/l.sqlite3 | The ledger cannot be opened at /proc/nope/l.sqlite3: No such file or directory. |
+      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --deadline 2020-01-01T06:00+00:00 | deadline '2020-01-01T06:00+00:00' is in the past |
+      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --deadline soon          | deadline must be a clock time (06:00), a duration |
+      | lowtide run reviews.csv --actor actor.yaml --template '{review}' --deadline 2h --time-limit 60 | not both |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --items-per-batch 0      | --items-per-batch must be a whole number between 1 and 100,000, not 0. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --out /proc/nope/r.jsonl  | --out: cannot write the results to /proc/nope/r.jsonl: its folder /proc/nope does not exist. |
       | lowtide run reviews.csv --actor actor.yaml --template '{review}' --results-dir actor.yaml | is a file, not a folder; name a folder for the results. |

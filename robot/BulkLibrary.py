@@ -178,6 +178,13 @@ class BulkLibrary:
         logger.info(f"{len(created)} custom id(s) created once each in {stats.get('created_batches')} batch(es).")
         return stats
 
+    @keyword("Emulator Should Have Answered Live Calls")
+    def emulator_should_have_answered_live_calls(self, expected: int) -> None:
+        """The emulator's Messages API answered `expected` live calls (`messages.create`), no more, no fewer."""
+        answered = int(self._stats().get("calls", {}).get("messages.create", 0))
+        if answered != int(expected):
+            raise AssertionError(f"The emulator answered {answered} live call(s), expected {expected}.")
+
     @keyword("Emulator Should Have Created Batches")
     def emulator_should_have_created_batches(self, expected: int, provider: str = "anthropic") -> None:
         created = int(self._stats().get(_STAT_PREFIX[provider] + "created_batches", -1))

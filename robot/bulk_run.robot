@@ -5,7 +5,7 @@ Documentation       `lowtide run` over a CSV of hundreds of rows in ten batches,
 ...                 again (it resumes: nothing is created twice), then `lowtide retry` sends the failed and expired
 ...                 items again, and `lowtide status` reports the run from the ledger; the summaries count the
 ...                 batches the run really used, and the final progress line is printed once. Also: a dry run sends
-...                 nothing, and a template naming a column the CSV lacks is refused before anything is sent; an actor
+...                 nothing, a `--deadline` no batch is expected to meet goes live (its dry run saying so), and a template naming a column the CSV lacks is refused before anything is sent; an actor
 ...                 of each other provider runs the same command through its own batch API (three batches each: the
 ...                 API's shape is the point, not the count).
 ...
@@ -146,6 +146,32 @@ A Dry Run Prints The Plan And Sends Nothing
     ${status}=    Run Lowtide In This Process    status    dry    --ledger    ${work}/ledger.sqlite3
     Should Be Equal As Integers    ${status.rc}    2
     Should Contain    ${status.stderr}    has no run 'dry'
+
+A Deadline No Batch Is Expected To Meet Goes Live, And Its Dry Run Says So First
+    [Documentation]    With no batch in its ledger's history, a batch is expected to take the API's 24 hours, so
+    ...    `--deadline 2h` routes the run live: the dry run prints each venue's expected time and the route, sending
+    ...    nothing; a deadline in the past exits 2 before anything is sent; the run answers every row by one live
+    ...    call over the socket and creates no batch (issue 63).
+    ${csv}=    Write Reviews    20
+    ${actor}=    Write Actor File
+    ${work}=    New Directory    deadline-
+    @{command}=    Create List    run    ${csv}    --actor    ${actor}    --template    ${TEMPLATE}    --id-column    id
+    ...    --run-id    due    --ledger    ${work}/ledger.sqlite3    --out    ${work}/results.jsonl    --progress    none
+    ${plan}=    Run Lowtide In This Process    @{command}    --deadline    2h    --dry-run
+    Should Be Equal As Integers    ${plan.rc}    0    msg=${plan.stderr}
+    Should Contain    ${plan.stdout}    batch: about 24h00m (no history in this ledger
+    Should Contain    ${plan.stdout}    route: live, expected 1m00s
+    Emulator Should Have Seen No Calls
+    ${past}=    Run Lowtide In This Process    @{command}    --deadline    2020-01-01T06:00+00:00
+    Should Be Equal As Integers    ${past.rc}    2    msg=${past.stderr}
+    Should Contain    ${past.stderr}    is in the past
+    Emulator Should Have Seen No Calls
+    ${run}=    Run Lowtide In This Process    @{command}    --deadline    2h
+    Should Be Equal As Integers    ${run.rc}    0    msg=${run.stderr}
+    Emulator Should Have Answered Live Calls    20
+    Emulator Should Have Created Batches    0
+    ${lines}=    Get File    ${work}/results.jsonl
+    Should Contain X Times    ${lines}    "status":"succeeded"    20
 
 A Template Naming A Missing Column Is Refused Before Anything Is Sent
     [Documentation]    Exit code 2, one message naming the file, the line, the missing column and the columns

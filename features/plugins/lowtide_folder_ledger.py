@@ -249,6 +249,10 @@ class FolderLedger(StoreDefaults):
         with self.reading() as ledger:
             return ledger.batches(states=states)
 
+    def batch_durations(self, provider: str, *, last: int) -> list[float]:
+        with self.reading() as ledger:
+            return ledger.batch_durations(provider, last=last)
+
     def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
         with self.reading() as ledger:
             return ledger.members_and_attempts(batch_id)

@@ -23,7 +23,7 @@ from lowtide.calls.requests import MessagesInput, ToolsInput, build_request
 from lowtide.calls.sync_loop import SyncLoop
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.core.clock import Clock, SystemClock
-from lowtide.errors import ActorClosedError, ActorError, ProviderCapabilityError
+from lowtide.errors import ActorClosedError, ActorError, ConfigurationError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.quota_records import QuotaStore
 from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from lowtide.bulk.planning.batches import RunPlan
     from lowtide.bulk.planning.live_plan import LivePlan
     from lowtide.bulk.running.runner import BulkRun, JobInput
+    from lowtide.routing.deadlines import DeadlineInput
     from lowtide.streaming import StreamEvent
 
 __all__ = ["Actor"]
@@ -149,6 +150,7 @@ class Actor:
         mode: BatchProcessingMode | str | None = None,
         key: str | None = None,
         max_cost_usd: float | None = None,
+        deadline: DeadlineInput | None = None,
         **kwargs: object,
     ) -> Coroutine[Any, Any, ActorResponse[ModelT]]: ...
 
@@ -161,6 +163,7 @@ class Actor:
         mode: BatchProcessingMode | str | None = None,
         key: str | None = None,
         max_cost_usd: float | None = None,
+        deadline: DeadlineInput | None = None,
         **kwargs: object,
     ) -> Coroutine[Any, Any, ActorResponse[object]]: ...
 
@@ -172,10 +175,13 @@ class Actor:
         mode: BatchProcessingMode | str | None = None,
         key: str | None = None,
         max_cost_usd: float | None = None,
+        deadline: DeadlineInput | None = None,
         **kwargs: Any,
     ) -> Coroutine[Any, Any, ActorResponse[object]]:
         """Answer one call (a coroutine: await it). `mode` overrides the configuration's `batch_processing` for this
-        call only.
+        call only; `deadline` (a clock time "06:00", a duration "2h", an ISO time, a `datetime` or `timedelta`)
+        chooses it instead: the cheapest venue expected to answer by then (batch, a cheaper live tier, live), refused
+        when none is (docs/bulk.md, "Deadlines").
 
         Keyword arguments: `messages`, `system`, `tools`, `tool_choice`, `custom_id` and any Messages parameter
         (`max_tokens`, `temperature`, `stop_sequences`, `thinking`, ...).
@@ -185,7 +191,29 @@ class Actor:
         if self._closed:
             raise ActorClosedError(self.name)
         calls: Calls = self._calls()
+        if deadline is not None:
+            return self._by_deadline(calls, prompt, response_model, mode, key, max_cost_usd, kwargs, deadline)
         return calls.run(prompt, response_model, mode, key, max_cost_usd, kwargs)
+
+    async def _by_deadline(
+        self,
+        calls: Calls,
+        prompt: str | None,
+        response_model: type[BaseModel] | None,
+        mode: BatchProcessingMode | str | None,
+        key: str | None,
+        max_cost_usd: float | None,
+        kwargs: dict[str, Any],
+        deadline: DeadlineInput,
+    ) -> ActorResponse[object]:
+        """A call whose mode its deadline's route chooses."""
+        from lowtide.calls.deadline import call_route, routed
+
+        if mode is not None:
+            raise ConfigurationError("Give a call a mode or a deadline, not both: the deadline chooses the mode.",
+                                     field="deadline")  # fmt: skip
+        chosen, options = routed(await call_route(self, deadline), kwargs)
+        return await calls.run(prompt, response_model, chosen, key, max_cost_usd, options)
 
     def stream(
         self,

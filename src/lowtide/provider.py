@@ -23,6 +23,7 @@ from lowtide.errors import ActorError
 from lowtide.live.reports import LimitListener
 from lowtide.messages.answers import Outcome
 from lowtide.messages.limits import NO_LIMITS, InputLimits
+from lowtide.routing.venues import DEFAULT_VENUES, Venue
 from lowtide.types import ActorRequest, ActorResponse
 
 if TYPE_CHECKING:
@@ -157,6 +158,12 @@ class Provider(ABC):
         none of those.
         """
         return None
+
+    def venues(self) -> Sequence[Venue]:
+        """The ways this provider's calls can be sent, with their price against the live price and their pace, for a
+        deadline's route (`lowtide.routing`): by default its batch API (where it has a backend) and its live API. A
+        provider with a cheaper, slower live tier declares it here (OpenAI: `service_tier="flex"`)."""
+        return DEFAULT_VENUES
 
     def serving_wires(self) -> Sequence[Wire]:
         """The APIs `lowtide serve` speaks for an actor of this provider, each on its own path (the Messages API for

@@ -99,6 +99,12 @@ Run the same command again to resume: answers already in the ledger are not paid
     help="Seconds; then outstanding batches are canceled (live: the run's deadline; calls in flight are canceled).",
 )
 @click.option(
+    "--deadline",
+    metavar="WHEN",
+    help="Answer every item by then (06:00, 2h, 90m, an ISO time): the cheapest route expected to make it (batch,"
+    " a cheaper live tier, live); a batch that will be late is canceled and its unanswered items sent live.",
+)
+@click.option(
     "--mode",
     type=click.Choice(["batch", "live"]),
     default="batch",
@@ -140,6 +146,7 @@ def run(
     max_parallel_batches: int | None,
     max_cost_usd: Decimal | None,
     time_limit: float | None,
+    deadline: str | None,
     mode: str,
     abort_on: str | None,
     abort_mode: str,
@@ -180,6 +187,7 @@ def run(
         max_parallel_batches=max_parallel_batches,
         max_cost_usd=max_cost_usd,
         time_limit=time_limit,
+        deadline=deadline,
         results_dir=results_dir,
         out=None if to_stdout else out,
         sources=[(input_path, "the run's input"), (actor_file, "the actor file")],

@@ -166,7 +166,8 @@ def emulator(
     host, port), then serves until Ctrl-C or SIGTERM. Not part of any API: GET /_emulator/stats reads the counters
     (calls by route, batches created), POST /_emulator/faults fails a route's next calls, POST /_emulator/outcomes
     sets how a batch request by custom id ends, POST /_emulator/webhooks sends an API's batch ends to a URL
-    (`{"emulation": "openai", "url": ..., "secret": "whsec_..."}`), POST /_emulator/reset empties it.
+    (`{"emulation": "openai", "url": ..., "secret": "whsec_..."}`), POST /_emulator/processing sets how long the
+    batches created next take (`{"seconds": 10800}`: late), POST /_emulator/reset empties it.
     """
     from lowtide.emulator.core.emulation import EmulationError
     from lowtide.emulator.core.ratelimits import RateLimits

@@ -205,6 +205,11 @@ class Batches(Protocol):
 
     def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]: ...
 
+    def batch_durations(self, provider: str, *, last: int) -> list[float]:
+        """Seconds from submitted to ended of `provider`'s last `last` batches that ended on their own (not canceled,
+        not expired), newest first: how long its batches take, by this ledger's history (`routing.history`)."""
+        ...
+
     def members(self, batch_id: str) -> dict[str, str]:
         """custom_id -> key for every request sent in `batch_id`."""
         ...

@@ -18,6 +18,7 @@ from lowtide.bulk.planning.converted import ConvertedFile, converted_json, conve
 from lowtide.bulk.planning.primers import CachePlan, plan_run
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
+from lowtide.routing.routes import Route
 
 if TYPE_CHECKING:
     from lowtide.bulk.running.definition import Prepared, RunDefinition
@@ -163,6 +164,10 @@ class RunPlan:
     """The files the run sends as the text they convert to."""
     cache: CachePlan = field(default_factory=CachePlan)
     """The prompt cache's primers, and the saving they are expected to bring."""
+    route: Route | None = None
+    """A deadline's route: the venue chosen, its price and expected time, and what moves if it is late."""
+    planned_at: float = 0.0
+    """When the plan was made (the actor's clock): what the route's times are counted from."""
 
     @property
     def requests(self) -> int:
@@ -194,6 +199,8 @@ class RunPlan:
             out.append(f"{self.not_run} item(s) would not run: their worst case crosses the cost limit")
         out += self.cache.lines()
         out += converted_lines(self.converted)
+        if self.route is not None:
+            out += self.route.lines(self.planned_at)
         out.append("dry run: nothing was sent")
         return out
 
@@ -201,6 +208,7 @@ class RunPlan:
         """The plan as JSON; an unknown cost is null, never 0."""
         priced = self.unpriced_model is None
         return {
+            "route": self.route.as_json(self.planned_at) if self.route is not None else None,
             "run_id": self.run_id,
             "items_total": self.items_total,
             "already_final": self.already_final,

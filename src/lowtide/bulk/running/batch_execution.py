@@ -11,7 +11,7 @@ import logging
 import time
 from array import array
 from bisect import bisect_left
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TextIO
 
 from lowtide.batching.backend import ResultLine, Settled, UnreadableLine
@@ -24,6 +24,8 @@ from lowtide.bulk.planning.primers import rest_of
 from lowtide.bulk.progress.eta import batch_run_eta
 from lowtide.bulk.progress.tally import BatchTally
 from lowtide.bulk.recorded.sorting import among, stored_success
+from lowtide.bulk.running.cancels import Cancels
+from lowtide.bulk.running.deadline_moves import Steps, deadline_moves
 from lowtide.bulk.running.decisions import Decisions
 from lowtide.bulk.running.definition import Prepared, RunDefinition
 from lowtide.bulk.running.priming import Priming
@@ -38,7 +40,7 @@ from lowtide.errors import (
     classify,
 )
 from lowtide.ledger.runs import ItemOutcome, ItemRow
-from lowtide.ledger.store import BatchRecord, RequestState
+from lowtide.ledger.store import RequestState
 from lowtide.messages.answers import TextAnswer, response_of
 from lowtide.telemetry.switch import tracing
 
@@ -87,12 +89,13 @@ class Execution:
         self.unreachable: APIUnreachableError | None = None
         """Set when a call could not connect to the API: nothing more is sent in this go (each batch would fail the
         same way), and what was not sent waits for the run to be started again."""
-        self.canceled: set[str] = set()
-        """The provider ids of the batches this go canceled (at the time limit)."""
+        self.cancels = Cancels(self.run_id, self.engine.ledger.run_store, self.engine.ledger, backend)
         self.decided: set[int] = set()
         self.decisions = Decisions(self.engine.ledger.run_store, self.run_id, self.clock)
         """The items' decisions, written in order from the event loop (never a blocking write from a callback)."""
         self.tasks: set[asyncio.Task[None]] = set()
+        steps = Steps(self._spawn, self._answered, self.cancels.outstanding, self._tick)
+        self.moves = deadline_moves(self, self.engine.ledger.run_store, steps)  # a deadline's route, if given
 
     async def go(self) -> RunEnd:
         state = self.state
@@ -104,7 +107,11 @@ class Execution:
             self.priming.plan_for(self.prepared)
             self.prepared.sorted_out()
             timer = self._spawn(self._time_limit()) if self.run.time_limit is not None else None
+            if self.moves is not None:  # (canceled with the go's other tasks)
+                self._spawn(self.moves.timer())
             await state.begin()
+            if self.moves is not None:
+                self.moves.move(self.moves.again, canceled=True)
             await self._send(await self._prime(self.prepared.to_send))
             await self._wait_for_answers()
             if timer is not None:
@@ -170,7 +177,11 @@ class Execution:
         else:
             finished = [*stored, *finished]
         async for index, record in self.state.records(self.engine.ledger, finished):
-            self.state.set(self._outcome_result(index, stored_outcome(record), rows.get(index)))
+            outcome, row = stored_outcome(record), rows.get(index)
+            if self.moves is not None and isinstance(outcome, BatchRequestCanceled) and (row is None or not row.status):
+                self.moves.again.append(index)  # canceled in a batch before this go: moved once it has begun
+                continue
+            self.state.set(self._outcome_result(index, outcome, row))
 
     async def _count_batches(self) -> None:
         """The batches the run used before this go (those it still waits on are counted out by `_attach`), and
@@ -224,7 +235,7 @@ class Execution:
         primers = self.priming.primers
         if primers:
             await self._send(primers)
-            while not all(map(self.state.has, primers)) and self.unreachable is None and not self.time_up:
+            while not all(map(self.state.has, primers)) and self.unreachable is None and not self._stopping():
                 await self.state.next_change()
         return rest_of(indexes, primers) if primers else indexes
 
@@ -253,11 +264,7 @@ class Execution:
         while taken := splitter.take():
             group = [index for (index, _, _), _ in taken]
             await self._capacity()
-            if self.unreachable is not None:
-                self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, f"not sent: {self.unreachable}")
-                return
-            if self.time_up:
-                self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
+            if self._halted(and_after, group, unreachable=True):
                 return
             worst = self.priming.worst_case
             calls = [
@@ -265,8 +272,7 @@ class Execution:
                 for (i, params, size), _ in taken
             ]
             fitting = await self._affordable(calls)
-            if self.time_up:
-                self._decide_unsent(and_after(group), ItemStatus.FAILED, self._late_reason())
+            if self._halted(and_after, group, unreachable=False):
                 return
             if not fitting:
                 self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, self.budget.refusal(calls[0].worst_case_usd))
@@ -274,6 +280,18 @@ class Execution:
             splitter.give_back(taken[fitting:])
             self.tally.planned = self.batches_after[position(group[fitting - 1]) + 1]
             await self._dispatch(calls[:fitting], group[:fitting])
+
+    def _halted(self, rest: Callable[[list[int]], list[int]], group: list[int], *, unreachable: bool) -> bool:
+        """Whether sending stops before `group`: it and the `rest` moved, not run (API unreachable) or failed (late)."""
+        if self.moves is not None and self.moves.moving:
+            self.moves.move(rest(group), canceled=False)
+        elif unreachable and self.unreachable is not None:
+            self._decide_unsent(rest(group), ItemStatus.NOT_RUN, f"not sent: {self.unreachable}")
+        elif self.time_up:
+            self._decide_unsent(rest(group), ItemStatus.FAILED, self._late_reason())
+        else:
+            return False
+        return True
 
     def _decide_unsent(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
         self.tally.planned = 0
@@ -298,13 +316,13 @@ class Execution:
         self.state.report(now=True)
 
     async def _capacity(self) -> None:
-        while self.tally.out >= self.run.max_parallel_batches and not self.time_up:
+        while self.tally.out >= self.run.max_parallel_batches and not self._stopping():
             await self.state.next_change()
 
     async def _affordable(self, calls: list[GroupCall]) -> int:
         """How many calls of a group fit the cost limit, after waiting for the batches out to settle if need be."""
         worst_cases = [call.worst_case_usd for call in calls]
-        while not self.budget.fits(worst_cases) and self.tally.out > 0 and not self.time_up:
+        while not self.budget.fits(worst_cases) and self.tally.out > 0 and not self._stopping():
             await self.state.next_change()
         return self.budget.fitting(worst_cases)
 
@@ -365,24 +383,16 @@ class Execution:
             elif record.state.final:
                 self._answered(index, stored_outcome(record))
             else:
-                self._set_unfinished(index, error, record.state, batch_record)
+                self.state.unfinished(index, error, record.state, batch_record)
         finally:
             self.outstanding -= 1  # only now: the run waits for every item's word before it ends
             self._counted(batch)
 
-    def _set_unfinished(self, index: int, error: ActorError, state: RequestState, batch: BatchRecord | None) -> None:
-        """An item whose request is in a batch, not answered yet: waiting (the API has the batch) or pending."""
-        api_batch = batch.provider_batch_id if batch is not None else None
-        cause = f"{type(error).__name__}: {error}"
-        if state is RequestState.WAITING and api_batch is not None:
-            status = ItemStatus.WAITING
-            reason = f"waits on batch {api_batch}, whose results were not collected ({cause})"
-        else:
-            status = ItemStatus.PENDING
-            reason = f"its batch's create has an unknown outcome, reconciled before anything is resent ({cause})"
-        self.state.settle([self.state.item(index, status, error=error, reason=reason, batch_id=api_batch)])
-
     def _answered(self, index: int, outcome: Settled) -> None:
+        if self.moves is not None and isinstance(outcome, BatchRequestCanceled):
+            self.budget.release(index)  # never answered, never charged: moved, under a new attempt's key
+            self.moves.move([index], canceled=True)
+            return
         result = self._outcome_result(index, outcome, None)
         if isinstance(result.error, StructuredOutputError):
             self.decisions.add([(index, ItemStatus.FAILED.value, str(result.error))])
@@ -430,17 +440,21 @@ class Execution:
         self.state.settle([self.state.item(i, status, reason=reason) for i in undecided])
         self.state.report()
 
+    def _stopping(self) -> bool:
+        """Whether sending has stopped: the time limit passed, or a deadline's work is moving."""
+        return self.time_up or (self.moves is not None and self.moves.moving)
+
     async def _wait_for_answers(self) -> None:
         while self.outstanding > 0:
             if self.time_up:
                 # The canceled batches' answers have `cancel_grace` to arrive; then the rest is reported failed.
                 grace_ends = self.clock.now() + self.run.cancel_grace
                 while self.outstanding > 0 and self.clock.now() < grace_ends:
-                    await self._cancel_outstanding()
+                    await self.cancels.outstanding()
                     await self._change_or_tick(grace_ends)
                 # A batch whose create was on its way is canceled too: nothing is left running once the run gives up.
                 await self.engine.dispatched()
-                await self._cancel_outstanding()
+                await self.cancels.outstanding()
                 self._decide(self.state.undecided(), ItemStatus.FAILED, self._cut_reason())
                 return
             await self.state.next_change()
@@ -465,24 +479,11 @@ class Execution:
         self.time_up = True
         log.warning("Run %s: time limit of %gs passed; canceling its outstanding batches.", self.run_id,
                     self.run.time_limit)  # fmt: skip
-        await self._cancel_outstanding()
+        await self.cancels.outstanding()
         pending = self.state.undecided()
         self.decided.update(pending)
         await self.decisions.decide([(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending])
         self.state.change()
-
-    async def _cancel_outstanding(self) -> None:
-        """Cancel the run's batches that are out, once each: those created since the last look too (a create in
-        flight when the time limit passed comes back after it)."""
-        for batch_id in await self.engine.ledger.run_store.outstanding_batches(self.run_id):
-            batch = await self.engine.ledger.batch(batch_id)
-            if batch is None or batch.provider_batch_id is None or batch.provider_batch_id in self.canceled:
-                continue
-            self.canceled.add(batch.provider_batch_id)
-            try:
-                await self.engine.backend.cancel(batch.provider_batch_id)
-            except ActorError as exc:
-                log.warning("Run %s: could not cancel batch %s: %s", self.run_id, batch.provider_batch_id, exc)
 
     # Reporting.
 

@@ -24,6 +24,7 @@ from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import ItemRow
 from lowtide.live.caller import LiveCaller
+from lowtide.routing.routes import Route
 from lowtide.types import ActorRequest
 
 __all__ = ["LiveRunDefinition", "Prepared", "RunActor", "RunDefinition", "RunOutputs"]
@@ -73,6 +74,8 @@ class RunDefinition(RunOutputs, Protocol):
     cancel_grace: float
     defaults: dict[str, Any]
     """Messages parameters for every job (a job's own win): what its items' call spans say they ask."""
+    route: Route | None
+    """A deadline's route (None: no deadline): what is sent by which venue, and when a late batch's work moves."""
 
     @property
     def codec(self) -> BatchCodec: ...
@@ -86,6 +89,10 @@ class RunDefinition(RunOutputs, Protocol):
     def max_bytes(self) -> int: ...
 
     def worst_case(self, params: Mapping[str, Any] | str) -> Decimal | None: ...
+
+    def live_request(self, index: int, key: str) -> ActorRequest: ...
+
+    def live_worst_case(self, request: ActorRequest) -> Decimal | None: ...
 
 
 class LiveRunDefinition(RunOutputs, Protocol):

@@ -46,6 +46,7 @@ from lowtide.bulk.planning.converted import converted_files
 from lowtide.bulk.planning.live_plan import LivePlan, live_plan
 from lowtide.bulk.planning.plain_jobs import PlainJobs
 from lowtide.bulk.planning.requests import RunRequests
+from lowtide.bulk.planning.route_plan import check_deadline, run_route
 from lowtide.bulk.progress.reporters import ProgressCallback, ReporterMode
 from lowtide.bulk.recorded.identity import INPUT_OPTION, fingerprint_settings, input_key, known_run, qualified
 from lowtide.bulk.recorded.items import NewItems
@@ -61,6 +62,8 @@ from lowtide.core.run_reports import RunReport
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError, LedgerError
 from lowtide.ledger.runs import RunRecord
+from lowtide.routing.deadlines import Deadline, DeadlineInput
+from lowtide.routing.routes import Route
 from lowtide.telemetry.switch import tracing
 from lowtide.webhooks.notify import notifier_for, run_notice
 
@@ -95,6 +98,10 @@ class BulkRun(RunRequests):
     (error classes, `lowtide.live.retries.ERROR_CLASSES`, that stop the run), `abort_mode` ("drain": let the calls
     in flight finish; "cancel": cancel them), and `post_process` (an async callable given each successful
     `ItemResult`) with `post_process_timeout` (seconds).
+
+    `deadline` (batch runs; a clock time "06:00", a duration "2h", an ISO time, a `datetime` or `timedelta`): the run
+    goes by the cheapest route expected to answer it in time, and a batch that will be late is canceled in time for
+    the items it did not answer to go live (docs/bulk.md, "Deadlines").
     """
 
     def __init__(
@@ -122,8 +129,12 @@ class BulkRun(RunRequests):
         abort_mode: AbortMode | str = "drain",
         post_process: PostProcess | None = None,
         post_process_timeout: float | None = None,
+        deadline: DeadlineInput | Deadline | None = None,
     ) -> None:
         live = check_live_options(mode, abort_on, abort_mode, post_process, post_process_timeout)
+        self.deadline = check_deadline(deadline, actor.clock.now(), live=live is not None, time_limit=time_limit)
+        self.route: Route | None = None
+        """The deadline's route, once a run or a dry run has chosen it."""
         if live is not None and (items_per_batch is not None or max_parallel_batches is not None):
             raise ConfigurationError(
                 f"{argument('items_per_batch')} and {argument('max_parallel_batches')} are for batch runs; a live"
@@ -259,9 +270,13 @@ class BulkRun(RunRequests):
     # Running.
 
     async def plan(self) -> RunPlan:
-        """The dry run: the batches this run would send, their sizes and cost range. Nothing is sent or written."""
-        plan = batch_plan(self, self._prepare(self._check(write=False), write=False))
+        """The dry run: the batches this run would send, their sizes and cost range, and a deadline's route (its
+        venue, price and expected time). Nothing is sent or written."""
+        prepared = self._prepare(self._check(write=False), write=False)
+        plan = batch_plan(self, prepared)
         plan.converted = converted_files(self._files)
+        if self.deadline is not None:
+            plan.route, plan.planned_at = await run_route(self, prepared, self.deadline), self.actor.clock.now()
         return plan
 
     async def live_plan(self) -> LivePlan:
@@ -300,6 +315,8 @@ class BulkRun(RunRequests):
         wanted = set(only) if only is not None else None
         if wanted is not None:
             prepared.to_send = array("q", (index for index in prepared.to_send if index in wanted))
+        if self.deadline is not None:  # chosen before anything is sent; none that meets it is refused
+            self.route = await run_route(self, prepared, self.deadline)
 
         async def go() -> RunEnd:
             if self.mode == "live":

@@ -44,7 +44,7 @@ from lowtide.core.run_reports import RunProgress, RunReport
 from lowtide.errors import ActorError
 from lowtide.ledger.run_ledger import AsyncRunLedger
 from lowtide.ledger.runs import ItemOutcome, ItemRow
-from lowtide.ledger.store import RequestRecord
+from lowtide.ledger.store import BatchRecord, RequestRecord, RequestState
 from lowtide.messages.answers import Answer
 from lowtide.types import ActorResponse
 
@@ -237,6 +237,18 @@ class RunState:
     def has(self, index: int) -> bool:
         """Whether item `index` has a result."""
         return self._status[index] != 0
+
+    def unfinished(self, index: int, error: ActorError, state: RequestState, batch: BatchRecord | None) -> None:
+        """An item whose request is in a batch, not answered yet: waiting (the API has the batch) or pending."""
+        api_batch = batch.provider_batch_id if batch is not None else None
+        cause = f"{type(error).__name__}: {error}"
+        if state is RequestState.WAITING and api_batch is not None:
+            status = ItemStatus.WAITING
+            reason = f"waits on batch {api_batch}, whose results were not collected ({cause})"
+        else:
+            status = ItemStatus.PENDING
+            reason = f"its batch's create has an unknown outcome, reconciled before anything is resent ({cause})"
+        self.settle([self.item(index, status, error=error, reason=reason, batch_id=api_batch)])
 
     def settle(self, results: Sequence[ItemResult]) -> None:
         """Record results and append their lines to the results directory."""

@@ -72,6 +72,15 @@ def admin_routes(shared: Shared) -> list[Route]:
             raise invalid_request(str(error)) from None
         return JSONResponse({"emulation": name, "url": url})
 
+    async def processing(request: Request) -> Response:
+        # Batches created from now on take `seconds` (those out keep theirs): how a test over a socket makes one late.
+        body = as_object(await read_json(request, _ADMIN_BODY_BYTES)) or {}
+        seconds = body.get("seconds")
+        if not is_number(seconds) or seconds < 0:
+            raise invalid_request("expected {'seconds': a number of seconds, 0 or more}")
+        shared.settings.processing_seconds = float(seconds)
+        return JSONResponse({"processing_seconds": float(seconds)})
+
     async def stats(request: Request) -> Response:
         counters: dict[str, object] = {"calls": dict(shared.calls), "rate_limited": shared.quotas.limited}
         for emulation in shared.emulations:
@@ -86,6 +95,7 @@ def admin_routes(shared: Shared) -> list[Route]:
         Route("/_emulator/faults", faults, methods=["POST"]),
         Route("/_emulator/outcomes", outcomes, methods=["POST"]),
         Route("/_emulator/webhooks", webhooks, methods=["POST"]),
+        Route("/_emulator/processing", processing, methods=["POST"]),
         Route("/_emulator/stats", stats, methods=["GET"]),
         Route("/_emulator/reset", reset, methods=["POST"]),
     ]

@@ -99,6 +99,13 @@ class EmulatorBase:
         return self._shared.settings.processing_seconds
 
     @processing_seconds.setter
+    def processing_seconds(self, seconds: float) -> None:
+        """Batches created from now on take `seconds` (those out keep theirs): how a test makes a batch late."""
+        if seconds < 0:
+            raise ValueError("processing_seconds cannot be negative")
+        self._shared.settings.processing_seconds = seconds
+
+    @processing_seconds.setter
     def processing_seconds(self, value: float) -> None:
         self._shared.settings.processing_seconds = value
 

@@ -278,6 +278,7 @@ class OpenAIBackend:
         generated = generate(call.request, response_id, cache=self.cache, now=now)
         model = self.snapshots.get(call.request.model)
         response = build_response(call, generated, response_id=response_id, created_at=now, model=model)
+        response["service_tier"] = served_tier(body)
         if call.echo["store"] is not True:
             return response, call.stream
         params = require_object(body)
@@ -350,6 +351,7 @@ class OpenAIBackend:
         completion = build_completion(
             call, generated, completion_id=completion_id(answer_id), created_at=now, model=model
         )
+        completion["service_tier"] = served_tier(body)
         params = require_object(body)
         if params.get("store") is True:
             self.completions.keep(completion, params)
@@ -463,3 +465,10 @@ def expires_after(fields: dict[str, str]) -> int | None:
             code="invalid_value",
         )
     return int(seconds)
+
+
+def served_tier(body: object) -> str:
+    """The tier a live answer says it was processed in, as OpenAI's does: `flex` or `priority` when asked for, else
+    `default` (what `auto` comes to on an account without Scale Tier)."""
+    asked = require_object(body).get("service_tier")
+    return asked if asked == "flex" or asked == "priority" else "default"

@@ -48,6 +48,16 @@ class MemoryBatches:
             found = [batch_record(b) for b in self.tables.batches.values() if wanted is None or b.state in wanted]
         return sorted(found, key=lambda b: (b.intent_at, b.id))
 
+    def batch_durations(self, provider: str, *, last: int) -> list[float]:
+        ended = (BatchState.ENDED, BatchState.COLLECTED)
+        with self.lock:
+            found = [
+                (b.ended_at, b.ended_at - b.submitted_at)
+                for b in self.tables.batches.values()
+                if b.provider == provider and b.state in ended and b.submitted_at is not None and b.ended_at is not None
+            ]
+        return [max(0.0, seconds) for _, seconds in sorted(found, reverse=True)[:last]]
+
     def record_create_step(self, batch_id: str, step: str, value: str) -> None:
         with self.lock:
             b = self.tables.batches.get(batch_id)

@@ -332,6 +332,15 @@ def batches(*, states: Iterable[BatchState] | None) -> Op[list[BatchRecord]]:
     return [batch_record(row) for row in reply.dicts()]
 
 
+def batch_durations(provider: str, *, last: int) -> Op[list[float]]:
+    reply = yield Sql(
+        "SELECT ended_at - submitted_at FROM batches WHERE provider = %s AND state IN ('ended', 'collected')"
+        " AND submitted_at IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT %s",
+        (provider, last),
+    )
+    return [max(0.0, float(row[0])) for row in reply.rows]
+
+
 def record_create_step(batch_id: str, step: str, value: str) -> Op[None]:
     row = (yield Sql("SELECT create_steps FROM batches WHERE id = %s FOR UPDATE", (batch_id,))).one()
     steps: dict[str, str] = json.loads(str(row[0])) if row is not None and row[0] else {}

@@ -281,6 +281,15 @@ class BatchRows(RequestRows):
             rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
         return [batch_record(row) for row in rows]
 
+    def batch_durations(self, provider: str, *, last: int) -> list[float]:
+        with self._reading():
+            rows = self._db.execute(
+                "SELECT ended_at - submitted_at FROM batches WHERE provider = ? AND state IN ('ended', 'collected')"
+                " AND submitted_at IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT ?",
+                (provider, last),
+            ).fetchall()
+        return [max(0.0, float(row[0])) for row in rows]
+
     def record_create_step(self, batch_id: str, step: str, value: str) -> None:
         """A step of a create made of several calls is done (an input file uploaded, say)."""
         with self._transaction() as db:

@@ -22,6 +22,8 @@ from lowtide.providers.openai.batch_codec import MAX_BATCH_BYTES, OpenAIBatchCod
 from lowtide.providers.openai.checks import MAX_REQUEST_BYTES, Checks
 from lowtide.providers.openai.client import build_client
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
+from lowtide.providers.openai.venues import OPENAI_VENUES
+from lowtide.routing.venues import Venue
 from lowtide.types import ActorRequest
 
 if TYPE_CHECKING:
@@ -60,6 +62,9 @@ class OpenAIBatchProvider(OneBatchCalls[OpenAIBatchBackend], Provider):
         self.backend = OpenAIBatchBackend(client, owns_client=owns_client, clock=options.clock, settings=options.batch)
         self._client = client
         self._webhooks: OpenAIWebhooks | None = None
+
+    def venues(self) -> Sequence[Venue]:
+        return OPENAI_VENUES
 
     def serving_wires(self) -> Sequence[Wire]:
         from lowtide.providers.openai.serving import ChatCompletionsWire, ResponsesWire

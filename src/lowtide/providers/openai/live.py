@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import ClassVar
 
 import openai
@@ -24,8 +24,10 @@ from lowtide.providers.openai.errors import translate_errors
 from lowtide.providers.openai.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.openai.ratelimits import quota_report
 from lowtide.providers.openai.stream_pieces import chat_pieces, response_pieces
+from lowtide.providers.openai.venues import OPENAI_VENUES
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.providers.stop_sequences import StopCutter, cut_at_stop
+from lowtide.routing.venues import Venue
 from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
@@ -61,6 +63,9 @@ class OpenAIProvider(Provider):
     def quota_scope(self) -> str:
         credential = credential_of(self._client.api_key, owned=self._owns_client, client=self._client)
         return f"openai:{self._client.base_url}:{credential}"
+
+    def venues(self) -> Sequence[Venue]:
+        return OPENAI_VENUES
 
     def watch_limits(self, listener: LimitListener) -> None:
         self._watchers.add(listener)

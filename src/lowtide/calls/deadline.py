@@ -1,0 +1,52 @@
+"""A single call's deadline: the venue it goes by, chosen as a bulk run's route is (`routing.routes`), for one call:
+its batch time from the ledger's history, a live call's time the conservative default (`LIVE_CALL_SECONDS`) at each
+venue's pace. Gives the call's mode and the provider options its venue adds; refused when no venue meets it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, cast
+
+from lowtide.calls.face import ActorFace
+from lowtide.core.modes import BatchProcessingMode
+from lowtide.ledger.interface import LedgerStore
+from lowtide.routing.deadlines import Deadline, DeadlineInput, parse_deadline
+from lowtide.routing.history import batch_history, expected
+from lowtide.routing.routes import Route, choose_route
+from lowtide.routing.venues import LIVE_CALL_SECONDS
+
+__all__ = ["CALL_MOVE_MARGIN_SECONDS", "DeadlineActor", "call_route", "routed"]
+
+CALL_MOVE_MARGIN_SECONDS = 30.0
+"""Besides two polls of the batch, the time a batch route of a call keeps in hand."""
+
+
+class DeadlineActor(ActorFace, Protocol):
+    """What a call's route needs of its actor besides its face: the ledger it would go through, if there is one."""
+
+    def existing_ledger(self) -> LedgerStore | None: ...
+
+
+async def call_route(actor: DeadlineActor, deadline: DeadlineInput | Deadline) -> Route:
+    """The cheapest venue expected to answer one call of `actor` by `deadline` (`ConfigurationError` when none)."""
+    now = actor.clock.now()
+    due = parse_deadline(deadline, now=now)
+    provider = await actor.ready(BatchProcessingMode.LIVE)
+    backend = (await actor.ready(BatchProcessingMode.BATCH)).batch_backend()
+    history = None
+    if backend is not None:
+        ledger = actor.existing_ledger()
+        history = batch_history(ledger, backend.codec.name) if ledger is not None else expected(())
+    margin = 2 * actor.configuration.batch.poll_interval + CALL_MOVE_MARGIN_SECONDS
+    return choose_route(provider.venues(), deadline=due, now=now, batch=history, live_seconds=LIVE_CALL_SECONDS,
+                        margin=margin)  # fmt: skip
+
+
+def routed(route: Route, options: Mapping[str, Any]) -> tuple[BatchProcessingMode, dict[str, Any]]:
+    """The call's mode by `route`, and its keyword arguments with the venue's provider options added."""
+    given: object = options.get("provider_options")
+    sections: Mapping[str, Mapping[str, Any]] = cast(
+        "Mapping[str, Mapping[str, Any]]", given if isinstance(given, Mapping) else {}
+    )
+    merged = route.venue.applied(sections)
+    return route.venue.mode, {**options, "provider_options": merged} if merged else dict(options)
