@@ -121,7 +121,7 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
         | together     | batch |
         | together     | live  |
 
-    Scenario: A run stopped with its first batch out, resumed by a new program, sends each file once with the same text
+    Scenario: A run stopped with its first batch out, resumed by a new program, sends each file once, converting only those not sent
       Given the emulator on a socket, whose batches take 60 seconds
       And the programs' actor sends its batches to the anthropic API
       And "report.docx" in the input folder is a Word document
@@ -132,6 +132,7 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
       And a new program, which has converted nothing yet, maps "Summarise it" over each of those files, 2 a batch, as run "office"
       Then every item succeeded, and the API was sent each file's converted text under its name
       And each file's request was created once at the API, in 2 batches
+      And the new program converted only the 2 files whose requests were not in the ledger yet
 
     Scenario: Anthropic's citations point into the converted text, under the file's name
       Given the emulator on a socket, whose batches take 0 seconds

@@ -33,6 +33,7 @@ class Context(StepContext, Protocol):
     office_plan: RunPlan
     office_conversions: dict[str, int]
     office_tokens: dict[str, int]
+    office_sent_first: list[str]
 
 
 def _folder(context: Context) -> Path:
@@ -177,6 +178,9 @@ def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: st
             await asyncio.sleep(0)
             assert not task.done(), f"the run ended before it was stopped: {task.result()!r}"
         task.cancel()
+        keys = [f"{run_id}-{index}" for index in range(len(_FILES))]
+        sent = {record.key for record in actor.ledger.requests_for(keys)}
+        context.office_sent_first = [name for name, key in zip(_FILES, keys, strict=True) if key in sent]
 
     with contextlib.chdir(_folder(context)):
         r.program(w, until_out)
@@ -200,6 +204,15 @@ def step_map_files_resumed(context: Context, prompt: str, count: int, run_id: st
             context.office_run = r.program(w, mapping)
     finally:
         stop()
+
+
+@then("the new program converted only the {count:d} files whose requests were not in the ledger yet")
+def step_converted_unsent(context: Context, count: int) -> None:
+    sent = context.office_sent_first
+    unsent = [name for name in _FILES if name not in sent]
+    assert len(unsent) == count, (sent, unsent)
+    wanted = {Path(name).suffix: 1 for name in unsent}
+    assert context.office_conversions == wanted, f"converted {context.office_conversions}; sent before: {sent}"
 
 
 @then("each file's request was created once at the API, in {batches:d} batches")
