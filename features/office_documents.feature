@@ -153,3 +153,51 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
           tides.xlsx: an Excel workbook, about {tides.xlsx} tokens
         """
       And each file was converted once
+
+  Rule: A message's document block by path travels as a bulk job's file does, on every provider
+
+    Scenario Outline: A call on <provider> in <mode> mode sends the Word document its message names by path
+      Given the emulator on a socket, whose batches take 0 seconds
+      And the programs' actor sends its batches to the <provider> API
+      And "report.docx" in the input folder is a Word document
+      When the programs' actor is asked "Summarise it" in <mode> mode after a document block with the path "report.docx"
+      Then the answer came from the converted text of "report.docx", under its name
+
+      Examples:
+        | provider     | mode  |
+        | anthropic    | batch |
+        | anthropic    | live  |
+        | openai       | live  |
+        | azure_openai | batch |
+        | gemini       | batch |
+        | bedrock      | live  |
+        | mistral      | batch |
+        | groq         | live  |
+        | together     | batch |
+
+    Scenario Outline: A document block by path whose file is <what> is refused before anything is recorded or sent
+      Given "<name>" in the input folder is <content>
+      And an actor of anthropic in batch mode against the emulator, on an in-memory ledger
+      When the actor is asked "Summarise it" after a document block with the path "<path>"
+      Then the call is refused before anything is recorded, with:
+        """
+        messages.0.content.0: file '<path>' <reason>
+        """
+
+      Examples:
+        | what               | name        | content                                                | path        | reason |
+        | missing            | other.docx  | a Word document                                        | report.docx | does not exist (looked for {folder}/report.docx) |
+        | an older Word file | old.doc     | the text "a Word 97 file"                              | old.doc     | is a Word document (.doc), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp), UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names), and Word, Excel and PowerPoint files (.docx, .xlsx, .pptx) as text: save it as .docx, .xlsx or .pptx, or export it as PDF or as text first |
+        | under a password   | locked.docx | a Word document, protected by the password "tide"      | locked.docx | is a Word document (.docx) protected by a password (it is encrypted): save a copy without the password first |
+        | damaged            | broken.docx | the bytes b'PK\x03\x04\x14\x00\x06 cut short'          | broken.docx | is a Word document (.docx) that could not be converted to text: File is not a zip file |
+
+    Scenario: A document block by path keeps its title, citations and cache_control, and takes nothing else
+      Given "report.docx" in the input folder is a Word document
+      And an actor of anthropic in batch mode against the emulator, on an in-memory ledger
+      When the actor builds the request of a message whose first block is {"type": "document", "path": "report.docx", "title": "Harbour", "citations": {"enabled": true}, "cache_control": {"type": "ephemeral"}}
+      Then the request's first block is the text document of "report.docx" titled "Harbour", citations on, cache_control kept
+      When the actor builds the request of a message whose first block is {"type": "document", "path": "report.docx", "source": {"type": "text", "data": "x"}}
+      Then the call is refused before anything is recorded, with:
+        """
+        messages.0.content.0: a document block given by path takes cache_control, citations, context, path, title; not source (its source is made from the file).
+        """

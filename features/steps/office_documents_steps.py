@@ -21,6 +21,8 @@ from lowtide import Actor, BulkRun, RunResult
 from lowtide.bulk.inputs import converted
 from lowtide.bulk.inputs.files import file_block
 from lowtide.bulk.planning.batches import RunPlan
+from lowtide.errors import ConfigurationError
+from lowtide.types import ActorRequest
 
 
 class Context(StepContext, Protocol):
@@ -34,6 +36,9 @@ class Context(StepContext, Protocol):
     office_conversions: dict[str, int]
     office_tokens: dict[str, int]
     office_sent_first: list[str]
+    office_answer: Any
+    office_request: ActorRequest
+    office_block_error: Exception | None
 
 
 def _folder(context: Context) -> Path:
@@ -306,3 +311,92 @@ def step_plan_says(context: Context, last: str) -> None:
 def step_converted_once(context: Context) -> None:
     counted: dict[str, Any] = context.office_conversions
     assert counted == {".docx": 1, ".xlsx": 1}, counted
+
+
+def _path_message(prompt: str, block: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [block, {"type": "text", "text": prompt}]}]
+
+
+@when('the programs\' actor is asked "{prompt}" in {mode:w} mode after a document block with the path "{name}"')
+def step_ask_by_path(context: Context, prompt: str, mode: str, name: str) -> None:
+    w, r = world(context), _r(context)
+    r.configuration["max_tokens"] = 1024
+    block: dict[str, Any] = {"type": "document", "path": name}
+    if r.provider in _CITING:
+        block["citations"] = {"enabled": True}
+
+    async def asking(actor: Actor) -> Any:
+        return await actor.run(messages=_path_message(prompt, block), mode=mode)
+
+    with contextlib.chdir(_folder(context)):
+        context.office_answer = r.program(w, asking)
+
+
+@then('the answer came from the converted text of "{name}", under its name')
+def step_answer_from(context: Context, name: str) -> None:
+    r = _r(context)
+    response = context.office_answer
+    text = _converted_text(_folder(context), name)
+    if r.provider in _CITING:
+        cited = _citations(response)
+        assert cited, f"the answer cites nothing: {response.text!r}"
+        for citation in cited:
+            assert citation["document_title"] == name, citation
+            assert citation["cited_text"].strip() in text, (citation["cited_text"], text)
+    else:
+        quoted = re.sub(r"\s+", " ", response.text)
+        start = re.sub(r"\s+", " ", f"{name} {text}")[:60]
+        assert start in quoted, f"the answer does not quote the converted text:\n{response!r}"
+
+
+def _ask_built(context: Context, block: dict[str, Any], prompt: str) -> None:
+    actor: Actor = context.built_actor
+    context.office_block_error = None
+    with contextlib.chdir(_folder(context)):
+        try:
+            context.office_request = actor.request(messages=_path_message(prompt, block))
+            context.runner.run(actor.run(messages=_path_message(prompt, block)))
+        except Exception as exc:  # what the call raised is what the scenario checks
+            context.office_block_error = exc
+
+
+@when('the actor is asked "{prompt}" after a document block with the path "{name}"')
+def step_ask_built(context: Context, prompt: str, name: str) -> None:
+    _ask_built(context, {"type": "document", "path": name}, prompt)
+
+
+@when("the actor builds the request of a message whose first block is {block}")
+def step_build_block(context: Context, block: str) -> None:
+    actor: Actor = context.built_actor
+    context.office_block_error = None
+    with contextlib.chdir(_folder(context)):
+        try:
+            context.office_request = actor.request(messages=_path_message("Summarise it", json.loads(block)))
+        except Exception as exc:  # what the call raised is what the scenario checks
+            context.office_block_error = exc
+
+
+@then("the call is refused before anything is recorded, with:")
+def step_block_refused(context: Context) -> None:
+    error = context.office_block_error
+    assert isinstance(error, ConfigurationError), f"expected a ConfigurationError, got {error!r}"
+    expected = (context.text or "").replace("{folder}", str(_folder(context).resolve()))
+    assert str(error) == expected, f"the message is:\n{error}\n\nnot:\n{expected}"
+    actor: Actor = context.built_actor
+    assert actor.ledger.requests() == [], actor.ledger.requests()
+
+
+@then('the request\'s first block is the text document of "{name}" titled "{title}", citations on, cache_control kept')
+def step_block_made(context: Context, name: str, title: str) -> None:
+    assert context.office_block_error is None, context.office_block_error
+    request: ActorRequest = context.office_request
+    content = request.messages[0].content
+    assert isinstance(content, list)
+    block = content[0]
+    assert block == {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": _converted_text(_folder(context), name)},
+        "title": title,
+        "citations": {"enabled": True},
+        "cache_control": {"type": "ephemeral"},
+    }, block
