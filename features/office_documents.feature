@@ -201,3 +201,18 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
         """
         messages.0.content.0: a document block given by path takes cache_control, citations, context, path, title; not source (its source is made from the file).
         """
+
+    Scenario: In a JSONL input, a document block by path is found from the input's folder and checked with its line
+      Given "inputs/report.docx" in the input folder is a Word document
+      And the input file "inputs/jobs.jsonl" holds:
+        """
+        {"messages": [{"role": "user", "content": [{"type": "document", "path": "report.docx"}, {"type": "text", "text": "Summarise it"}]}]}
+        {"messages": [{"role": "user", "content": [{"type": "document", "path": "gone.docx"}, {"type": "text", "text": "Summarise it"}]}]}
+        """
+      When the jobs are loaded from "inputs/jobs.jsonl"
+      Then the input is refused with:
+        """
+        inputs/jobs.jsonl, line 2: messages.0.content.0: file 'gone.docx' does not exist (looked for {folder}/inputs/gone.docx)
+        """
+      When the input file "inputs/jobs.jsonl" holds its first line alone, and the jobs are loaded from it
+      Then job 0's document block names "{folder}/inputs/report.docx"

@@ -400,3 +400,21 @@ def step_block_made(context: Context, name: str, title: str) -> None:
         "citations": {"enabled": True},
         "cache_control": {"type": "ephemeral"},
     }, block
+
+
+@when('the input file "{name}" holds its first line alone, and the jobs are loaded from it')
+def step_first_line_alone(context: Context, name: str) -> None:
+    path = _folder(context) / name
+    path.write_text(path.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    context.execute_steps(f'When the jobs are loaded from "{name}"')
+
+
+@then('job 0\'s document block names "{path}"')
+def step_block_names(context: Context, path: str) -> None:
+    state = context.bulk_inputs
+    world(context).succeeded()
+    job = state.jobs[0]
+    assert job.messages is not None, job
+    content = job.messages[0].content
+    assert isinstance(content, list), content
+    assert content[0] == {"type": "document", "path": path.replace("{folder}", str(_folder(context)))}, content[0]
