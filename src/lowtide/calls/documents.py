@@ -14,7 +14,7 @@ from typing import Any, cast
 from lowtide.errors import ConfigurationError
 from lowtide.types import ChatMessage
 
-__all__ = ["documents_by_path"]
+__all__ = ["documents_by_path", "path_block"]
 
 # What a block by path may carry beside its path: the rest of a document block is made from the file.
 _KEPT = ("cache_control", "context")
@@ -39,6 +39,26 @@ def documents_by_path(messages: Sequence[ChatMessage]) -> list[ChatMessage] | No
         ]
         made.append(message.model_copy(update={"content": blocks}))
     return made
+
+
+def path_block(messages: object) -> str | None:
+    """Where the first document block by path is among `messages` (ChatMessages or their dicts), or None: what
+    `lowtide serve` refuses, since a path names a file of the server's machine, which no client may have read."""
+    if not isinstance(messages, list | tuple):
+        return None
+    for index, message in enumerate(cast("Sequence[object]", messages)):
+        content: object = (
+            message.content
+            if isinstance(message, ChatMessage)
+            else cast("Mapping[str, object]", message).get("content")
+            if isinstance(message, Mapping)
+            else None
+        )
+        if isinstance(content, list):
+            for number, block in enumerate(cast("list[object]", content)):
+                if isinstance(block, Mapping) and _by_path(cast("Mapping[str, Any]", block)):
+                    return f"messages.{index}.content.{number}"
+    return None
 
 
 def _has_path(message: ChatMessage) -> bool:
