@@ -134,6 +134,20 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
       And each file's request was created once at the API, in 2 batches
       And the new program converted only the 2 files whose requests were not in the ledger yet
 
+    Scenario: A resume converts again a file sent before whose bytes changed since (its request stays as sent)
+      Given the emulator on a socket, whose batches take 60 seconds
+      And the programs' actor sends its batches to the anthropic API
+      And "report.docx" in the input folder is a Word document
+      And "tides.xlsx" in the input folder is an Excel workbook
+      And "briefing.pptx" in the input folder is a PowerPoint presentation
+      And "page.html" in the input folder is an HTML page
+      When a program maps "Summarise it" over each of those files, 2 a batch, 1 batch at a time, as run "office", and stops once its first batch is out
+      And "report.docx" in the input folder is saved again, its text the same but its bytes not
+      And a new program, which has converted nothing yet, maps "Summarise it" over each of those files, 2 a batch, as run "office"
+      Then every item succeeded
+      And the new program converted "report.docx" and the files whose requests were not in the ledger yet, each once
+      And each file's request was created once at the API, in 2 batches
+
     Scenario: Anthropic's citations point into the converted text, under the file's name
       Given the emulator on a socket, whose batches take 0 seconds
       And the programs' actor sends its batches to the anthropic API

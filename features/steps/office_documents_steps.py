@@ -8,6 +8,7 @@ import contextlib
 import json
 import re
 import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -418,3 +419,25 @@ def step_block_names(context: Context, path: str) -> None:
     content = job.messages[0].content
     assert isinstance(content, list), content
     assert content[0] == {"type": "document", "path": path.replace("{folder}", str(_folder(context)))}, content[0]
+
+
+@when('"{name}" in the input folder is saved again, its text the same but its bytes not')
+def step_saved_again(context: Context, name: str) -> None:
+    """The file's zip archive with one more part no converter reads: the same text, another digest of its bytes."""
+    path = _folder(context) / name
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("docProps/custom-note.xml", "<note>saved again</note>")
+
+
+@then("every item succeeded")
+def step_all_succeeded(context: Context) -> None:
+    items = list(context.office_run)
+    assert all(item.ok for item in items), [(item.id, item.error) for item in items]
+
+
+@then('the new program converted "{name}" and the files whose requests were not in the ledger yet, each once')
+def step_converted_changed(context: Context, name: str) -> None:
+    sent = context.office_sent_first
+    assert name in sent, f"{name} was not sent before the stop: {sent}"
+    wanted = {Path(file).suffix: 1 for file in _FILES if file not in sent or file == name}
+    assert context.office_conversions == wanted, f"converted {context.office_conversions}; sent before: {sent}"
