@@ -216,6 +216,19 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
         messages.0.content.0: a document block given by path takes cache_control, citations, context, path, title; not source (its source is made from the file).
         """
 
+    Scenario: A bulk run whose messages name office files by path, stopped and resumed, converts only those not sent
+      Given the emulator on a socket, whose batches take 60 seconds
+      And the programs' actor sends its batches to the anthropic API
+      And "report.docx" in the input folder is a Word document
+      And "tides.xlsx" in the input folder is an Excel workbook
+      And "briefing.pptx" in the input folder is a PowerPoint presentation
+      And "page.html" in the input folder is an HTML page
+      When a program maps "Summarise it" over each of those files, each named by a document block, 2 a batch, 1 batch at a time, as run "blocks", and stops once its first batch is out
+      And a new program, which has converted nothing yet, maps "Summarise it" over each of those files, each named by a document block, 2 a batch, as run "blocks"
+      Then every item succeeded
+      And each file's request was created once at the API, in 2 batches
+      And the new program converted only the 2 files whose requests were not in the ledger yet
+
     Scenario: In a JSONL input, a document block by path is found from the input's folder and checked with its line
       Given "inputs/report.docx" in the input folder is a Word document
       And the input file "inputs/jobs.jsonl" holds:

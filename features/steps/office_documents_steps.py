@@ -159,8 +159,13 @@ def _counting(counted: dict[str, int]) -> Callable[[], None]:
     return stop
 
 
-def _jobs(context: Context, prompt: str) -> list[dict[str, str]]:
+def _jobs(context: Context, prompt: str, *, by_path: bool = False) -> list[dict[str, Any]]:
     folder = _folder(context)
+    if by_path:  # each file named by a document block of the job's message
+        return [
+            {"messages": _path_message(prompt, {"type": "document", "path": str(folder / name)}), "id": name}
+            for name in _FILES
+        ]
     return [{"prompt": prompt, "file": str(folder / name), "id": name} for name in _FILES]
 
 
@@ -168,10 +173,10 @@ def _jobs(context: Context, prompt: str) -> list[dict[str, str]]:
     'a program maps "{prompt}" over each of those files, {count:d} a batch, 1 batch at a time, as run "{run_id}",'
     " and stops once its first batch is out"
 )
-def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: str) -> None:
+def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: str, by_path: bool = False) -> None:
     w, r = world(context), _r(context)
     r.configuration["max_tokens"] = 1024
-    jobs = _jobs(context, prompt)
+    jobs = _jobs(context, prompt, by_path=by_path)
 
     async def until_out(actor: Actor) -> None:
         run = BulkRun(
@@ -196,9 +201,9 @@ def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: st
     'a new program, which has converted nothing yet, maps "{prompt}" over each of those files, {count:d} a batch,'
     ' as run "{run_id}"'
 )
-def step_map_files_resumed(context: Context, prompt: str, count: int, run_id: str) -> None:
+def step_map_files_resumed(context: Context, prompt: str, count: int, run_id: str, by_path: bool = False) -> None:
     w, r = world(context), _r(context)
-    jobs = _jobs(context, prompt)
+    jobs = _jobs(context, prompt, by_path=by_path)
 
     async def mapping(actor: Actor) -> RunResult:
         return await actor.map(jobs, run_id=run_id, items_per_batch=count, progress="none", citations=True)
@@ -441,3 +446,19 @@ def step_converted_changed(context: Context, name: str) -> None:
     assert name in sent, f"{name} was not sent before the stop: {sent}"
     wanted = {Path(file).suffix: 1 for file in _FILES if file not in sent or file == name}
     assert context.office_conversions == wanted, f"converted {context.office_conversions}; sent before: {sent}"
+
+
+@when(
+    'a program maps "{prompt}" over each of those files, each named by a document block, {count:d} a batch, 1 batch'
+    ' at a time, as run "{run_id}", and stops once its first batch is out'
+)
+def step_map_blocks_stopped(context: Context, prompt: str, count: int, run_id: str) -> None:
+    step_map_files_stopped(context, prompt, count, run_id, by_path=True)
+
+
+@when(
+    'a new program, which has converted nothing yet, maps "{prompt}" over each of those files, each named by a'
+    ' document block, {count:d} a batch, as run "{run_id}"'
+)
+def step_map_blocks_resumed(context: Context, prompt: str, count: int, run_id: str) -> None:
+    step_map_files_resumed(context, prompt, count, run_id, by_path=True)

@@ -24,6 +24,7 @@ from lowtide.bulk.inputs.jobs import (
     OVERRIDE_KEYS,
     Job,
     Jobs,
+    document_paths,
     override_problems,
     pydantic_problem,
     unknown_keys,
@@ -281,6 +282,10 @@ def check_jobs(jobs: Sequence[Job]) -> dict[Path, FileInfo]:
             trouble = files.check(job.file)
             if trouble is not None:
                 problems.add(index, f"file {str(job.file)!r} {trouble}")
+        for where, named, path in document_paths(job):
+            trouble = files.trouble(named, path)
+            if trouble is not None:
+                problems.add(index, f"{where}: {trouble}")
         check_id(job.id, index, ids, problems)
     problems.raise_if_any()
     return files.found

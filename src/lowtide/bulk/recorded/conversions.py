@@ -17,7 +17,7 @@ from typing import Any, Protocol, cast
 
 from lowtide.bulk.inputs.converted import CONVERTED_KINDS, remember
 from lowtide.bulk.inputs.files import FileInfo
-from lowtide.bulk.inputs.jobs import Jobs
+from lowtide.bulk.inputs.jobs import Job, Jobs, document_paths
 from lowtide.bulk.inputs.reading import LineJobs
 from lowtide.bulk.recorded.identity import known_run
 from lowtide.bulk.recorded.items import item_key
@@ -48,13 +48,16 @@ def conversions_option(jobs: Jobs, files: Mapping[Path, FileInfo]) -> dict[str, 
         return None
     found: dict[str, list[Any]] = {}
     for index, job in jobs.given():
-        info = converted.get(job.file) if job.file is not None else None
-        if info is None or info.content_key is None:
-            continue
-        entry = found.setdefault(info.content_key, [info.text_digest, info.text_chars, []])
-        indexes = cast("list[int]", entry[2])
-        if len(indexes) < _ITEMS_KEPT:
-            indexes.append(index)
+        named = [job.file] if job.file is not None else []
+        named += [path for _, _, path in document_paths(job)]
+        for path in named:
+            info = converted.get(path)
+            if info is None or info.content_key is None:
+                continue
+            entry = found.setdefault(info.content_key, [info.text_digest, info.text_chars, []])
+            indexes = cast("list[int]", entry[2])
+            if len(indexes) < _ITEMS_KEPT and index not in indexes:
+                indexes.append(index)
     return found
 
 
@@ -71,11 +74,16 @@ def recall_conversions(
         record = store.run(run_id)
     elif input_key is not None:
         record = known_run(store, None, input_key, len(jobs))
-    elif not isinstance(jobs, LineJobs) and any(
-        job.file is not None and job.file.suffix.lower() in CONVERTED_KINDS for _, job in jobs.given()
-    ):
+    elif not isinstance(jobs, LineJobs) and any(_converts(job) for _, job in jobs.given()):
         record = store.run(f"run-{fingerprint()[:16]}")
     return _recall(record, ledger) if record is not None else 0
+
+
+def _converts(job: Job) -> bool:
+    """Whether `job` names a file that travels converted (by its extension), in its `file` or a document block."""
+    named = [job.file] if job.file is not None else []
+    named += [path for _, _, path in document_paths(job)]
+    return any(path.suffix.lower() in CONVERTED_KINDS for path in named)
 
 
 def _recall(record: RunRecord, ledger: _Ledger) -> int:
