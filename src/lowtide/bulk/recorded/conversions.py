@@ -48,9 +48,7 @@ def conversions_option(jobs: Jobs, files: Mapping[Path, FileInfo]) -> dict[str, 
         return None
     found: dict[str, list[Any]] = {}
     for index, job in jobs.given():
-        named = [job.file] if job.file is not None else []
-        named += [path for _, _, path in document_paths(job)]
-        for path in named:
+        for path in _named(job):
             info = converted.get(path)
             if info is None or info.content_key is None:
                 continue
@@ -79,11 +77,15 @@ def recall_conversions(
     return _recall(record, ledger) if record is not None else 0
 
 
-def _converts(job: Job) -> bool:
-    """Whether `job` names a file that travels converted (by its extension), in its `file` or a document block."""
+def _named(job: Job) -> list[Path]:
+    """The files `job` sends: its `file`, and those its messages' document blocks name by path."""
     named = [job.file] if job.file is not None else []
-    named += [path for _, _, path in document_paths(job)]
-    return any(path.suffix.lower() in CONVERTED_KINDS for path in named)
+    return named + [path for _, _, path in document_paths(job)]
+
+
+def _converts(job: Job) -> bool:
+    """Whether `job` names a file that travels converted (by its extension)."""
+    return any(path.suffix.lower() in CONVERTED_KINDS for path in _named(job))
 
 
 def _recall(record: RunRecord, ledger: _Ledger) -> int:
