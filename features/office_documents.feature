@@ -121,7 +121,7 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
         | together     | batch |
         | together     | live  |
 
-    Scenario: A run stopped with its first batch out, resumed by a new program, sends each file once with the same text
+    Scenario: A run stopped with its first batch out, resumed by a new program, sends each file once, converting only those not sent
       Given the emulator on a socket, whose batches take 60 seconds
       And the programs' actor sends its batches to the anthropic API
       And "report.docx" in the input folder is a Word document
@@ -131,6 +131,21 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
       When a program maps "Summarise it" over each of those files, 2 a batch, 1 batch at a time, as run "office", and stops once its first batch is out
       And a new program, which has converted nothing yet, maps "Summarise it" over each of those files, 2 a batch, as run "office"
       Then every item succeeded, and the API was sent each file's converted text under its name
+      And each file's request was created once at the API, in 2 batches
+      And the new program converted only the 2 files whose requests were not in the ledger yet
+
+    Scenario: A resume converts again a file sent before whose bytes changed since (its request stays as sent)
+      Given the emulator on a socket, whose batches take 60 seconds
+      And the programs' actor sends its batches to the anthropic API
+      And "report.docx" in the input folder is a Word document
+      And "tides.xlsx" in the input folder is an Excel workbook
+      And "briefing.pptx" in the input folder is a PowerPoint presentation
+      And "page.html" in the input folder is an HTML page
+      When a program maps "Summarise it" over each of those files, 2 a batch, 1 batch at a time, as run "office", and stops once its first batch is out
+      And "report.docx" in the input folder is saved again, its text the same but its bytes not
+      And a new program, which has converted nothing yet, maps "Summarise it" over each of those files, 2 a batch, as run "office"
+      Then every item succeeded
+      And the new program converted "report.docx" and the files whose requests were not in the ledger yet, each once
       And each file's request was created once at the API, in 2 batches
 
     Scenario: Anthropic's citations point into the converted text, under the file's name
@@ -152,3 +167,79 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
           tides.xlsx: an Excel workbook, about {tides.xlsx} tokens
         """
       And each file was converted once
+
+  Rule: A message's document block by path travels as a bulk job's file does, on every provider
+
+    Scenario Outline: A call on <provider> in <mode> mode sends the Word document its message names by path
+      Given the emulator on a socket, whose batches take 0 seconds
+      And the programs' actor sends its batches to the <provider> API
+      And "report.docx" in the input folder is a Word document
+      When the programs' actor is asked "Summarise it" in <mode> mode after a document block with the path "report.docx"
+      Then the answer came from the converted text of "report.docx", under its name
+
+      Examples:
+        | provider     | mode  |
+        | anthropic    | batch |
+        | anthropic    | live  |
+        | openai       | live  |
+        | azure_openai | batch |
+        | gemini       | batch |
+        | bedrock      | live  |
+        | mistral      | batch |
+        | groq         | live  |
+        | together     | batch |
+
+    Scenario Outline: A document block by path whose file is <what> is refused before anything is recorded or sent
+      Given "<name>" in the input folder is <content>
+      And an actor of anthropic in batch mode against the emulator, on an in-memory ledger
+      When the actor is asked "Summarise it" after a document block with the path "<path>"
+      Then the call is refused before anything is recorded, with:
+        """
+        messages.0.content.0: file '<path>' <reason>
+        """
+
+      Examples:
+        | what               | name        | content                                                | path        | reason |
+        | missing            | other.docx  | a Word document                                        | report.docx | does not exist (looked for {folder}/report.docx) |
+        | an older Word file | old.doc     | the text "a Word 97 file"                              | old.doc     | is a Word document (.doc), a kind of file the API does not take; it takes PDF (.pdf), images (.png, .jpg, .jpeg, .gif, .webp), UTF-8 text (.txt, .md, .csv, .json, .html, .xml, .log, .rst and other plain-text names), and Word, Excel and PowerPoint files (.docx, .xlsx, .pptx) as text: save it as .docx, .xlsx or .pptx, or export it as PDF or as text first |
+        | under a password   | locked.docx | a Word document, protected by the password "tide"      | locked.docx | is a Word document (.docx) protected by a password (it is encrypted): save a copy without the password first |
+        | damaged            | broken.docx | the bytes b'PK\x03\x04\x14\x00\x06 cut short'          | broken.docx | is a Word document (.docx) that could not be converted to text: File is not a zip file |
+
+    Scenario: A document block by path keeps its title, citations and cache_control, and takes nothing else
+      Given "report.docx" in the input folder is a Word document
+      And an actor of anthropic in batch mode against the emulator, on an in-memory ledger
+      When the actor builds the request of a message whose first block is {"type": "document", "path": "report.docx", "title": "Harbour", "citations": {"enabled": true}, "cache_control": {"type": "ephemeral"}}
+      Then the request's first block is the text document of "report.docx" titled "Harbour", citations on, cache_control kept
+      When the actor builds the request of a message whose first block is {"type": "document", "path": "report.docx", "source": {"type": "text", "data": "x"}}
+      Then the call is refused before anything is recorded, with:
+        """
+        messages.0.content.0: a document block given by path takes cache_control, citations, context, path, title; not source (its source is made from the file).
+        """
+
+    Scenario: A bulk run whose messages name office files by path, stopped and resumed, converts only those not sent
+      Given the emulator on a socket, whose batches take 60 seconds
+      And the programs' actor sends its batches to the anthropic API
+      And "report.docx" in the input folder is a Word document
+      And "tides.xlsx" in the input folder is an Excel workbook
+      And "briefing.pptx" in the input folder is a PowerPoint presentation
+      And "page.html" in the input folder is an HTML page
+      When a program maps "Summarise it" over each of those files, each named by a document block, 2 a batch, 1 batch at a time, as run "blocks", and stops once its first batch is out
+      And a new program, which has converted nothing yet, maps "Summarise it" over each of those files, each named by a document block, 2 a batch, as run "blocks"
+      Then every item succeeded
+      And each file's request was created once at the API, in 2 batches
+      And the new program converted only the 2 files whose requests were not in the ledger yet
+
+    Scenario: In a JSONL input, a document block by path is found from the input's folder and checked with its line
+      Given "inputs/report.docx" in the input folder is a Word document
+      And the input file "inputs/jobs.jsonl" holds:
+        """
+        {"messages": [{"role": "user", "content": [{"type": "document", "path": "report.docx"}, {"type": "text", "text": "Summarise it"}]}]}
+        {"messages": [{"role": "user", "content": [{"type": "document", "path": "gone.docx"}, {"type": "text", "text": "Summarise it"}]}]}
+        """
+      When the jobs are loaded from "inputs/jobs.jsonl"
+      Then the input is refused with:
+        """
+        inputs/jobs.jsonl, line 2: messages.0.content.0: file 'gone.docx' does not exist (looked for {folder}/inputs/gone.docx)
+        """
+      When the input file "inputs/jobs.jsonl" holds its first line alone, and the jobs are loaded from it
+      Then job 0's document block names "{folder}/inputs/report.docx"

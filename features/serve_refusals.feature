@@ -288,3 +288,13 @@ Feature: lowtide serve refuses what it cannot trust, before anything is sent
     When "lowtide serve --actor actor.yaml --client-key key-a --idempotency-ttl 0" runs without a ledger
     Then on stderr, the last line is "lowtide: --idempotency-ttl must be more than 0 seconds."
     And the command exits with 2
+
+  Scenario Outline: A document block by path, which names a file of the server's machine, is refused at <path>
+    When a request with messages set to [{"role": "user", "content": [{"type": "document", "path": "/etc/hostname"}, {"type": "text", "text": "Read it"}]}] is posted to lowtide serve at "<path>"
+    Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "-"
+    And its message says "messages.0.content.0: a document block by path names a file of lowtide serve's machine"
+    And nothing was sent upstream
+
+    Examples:
+      | path         |
+      | /v1/messages |

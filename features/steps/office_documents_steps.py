@@ -8,6 +8,7 @@ import contextlib
 import json
 import re
 import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,6 +22,8 @@ from lowtide import Actor, BulkRun, RunResult
 from lowtide.bulk.inputs import converted
 from lowtide.bulk.inputs.files import file_block
 from lowtide.bulk.planning.batches import RunPlan
+from lowtide.errors import ConfigurationError
+from lowtide.types import ActorRequest
 
 
 class Context(StepContext, Protocol):
@@ -33,6 +36,10 @@ class Context(StepContext, Protocol):
     office_plan: RunPlan
     office_conversions: dict[str, int]
     office_tokens: dict[str, int]
+    office_sent_first: list[str]
+    office_answer: Any
+    office_request: ActorRequest
+    office_block_error: Exception | None
 
 
 def _folder(context: Context) -> Path:
@@ -152,8 +159,13 @@ def _counting(counted: dict[str, int]) -> Callable[[], None]:
     return stop
 
 
-def _jobs(context: Context, prompt: str) -> list[dict[str, str]]:
+def _jobs(context: Context, prompt: str, *, by_path: bool = False) -> list[dict[str, Any]]:
     folder = _folder(context)
+    if by_path:  # each file named by a document block of the job's message
+        return [
+            {"messages": _path_message(prompt, {"type": "document", "path": str(folder / name)}), "id": name}
+            for name in _FILES
+        ]
     return [{"prompt": prompt, "file": str(folder / name), "id": name} for name in _FILES]
 
 
@@ -161,10 +173,10 @@ def _jobs(context: Context, prompt: str) -> list[dict[str, str]]:
     'a program maps "{prompt}" over each of those files, {count:d} a batch, 1 batch at a time, as run "{run_id}",'
     " and stops once its first batch is out"
 )
-def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: str) -> None:
+def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: str, by_path: bool = False) -> None:
     w, r = world(context), _r(context)
     r.configuration["max_tokens"] = 1024
-    jobs = _jobs(context, prompt)
+    jobs = _jobs(context, prompt, by_path=by_path)
 
     async def until_out(actor: Actor) -> None:
         run = BulkRun(
@@ -177,6 +189,9 @@ def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: st
             await asyncio.sleep(0)
             assert not task.done(), f"the run ended before it was stopped: {task.result()!r}"
         task.cancel()
+        keys = [f"{run_id}-{index}" for index in range(len(_FILES))]
+        sent = {record.key for record in actor.ledger.requests_for(keys)}
+        context.office_sent_first = [name for name, key in zip(_FILES, keys, strict=True) if key in sent]
 
     with contextlib.chdir(_folder(context)):
         r.program(w, until_out)
@@ -186,9 +201,9 @@ def step_map_files_stopped(context: Context, prompt: str, count: int, run_id: st
     'a new program, which has converted nothing yet, maps "{prompt}" over each of those files, {count:d} a batch,'
     ' as run "{run_id}"'
 )
-def step_map_files_resumed(context: Context, prompt: str, count: int, run_id: str) -> None:
+def step_map_files_resumed(context: Context, prompt: str, count: int, run_id: str, by_path: bool = False) -> None:
     w, r = world(context), _r(context)
-    jobs = _jobs(context, prompt)
+    jobs = _jobs(context, prompt, by_path=by_path)
 
     async def mapping(actor: Actor) -> RunResult:
         return await actor.map(jobs, run_id=run_id, items_per_batch=count, progress="none", citations=True)
@@ -200,6 +215,15 @@ def step_map_files_resumed(context: Context, prompt: str, count: int, run_id: st
             context.office_run = r.program(w, mapping)
     finally:
         stop()
+
+
+@then("the new program converted only the {count:d} files whose requests were not in the ledger yet")
+def step_converted_unsent(context: Context, count: int) -> None:
+    sent = context.office_sent_first
+    unsent = [name for name in _FILES if name not in sent]
+    assert len(unsent) == count, (sent, unsent)
+    wanted = {Path(name).suffix: 1 for name in unsent}
+    assert context.office_conversions == wanted, f"converted {context.office_conversions}; sent before: {sent}"
 
 
 @then("each file's request was created once at the API, in {batches:d} batches")
@@ -293,3 +317,148 @@ def step_plan_says(context: Context, last: str) -> None:
 def step_converted_once(context: Context) -> None:
     counted: dict[str, Any] = context.office_conversions
     assert counted == {".docx": 1, ".xlsx": 1}, counted
+
+
+def _path_message(prompt: str, block: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [block, {"type": "text", "text": prompt}]}]
+
+
+@when('the programs\' actor is asked "{prompt}" in {mode:w} mode after a document block with the path "{name}"')
+def step_ask_by_path(context: Context, prompt: str, mode: str, name: str) -> None:
+    w, r = world(context), _r(context)
+    r.configuration["max_tokens"] = 1024
+    block: dict[str, Any] = {"type": "document", "path": name}
+    if r.provider in _CITING:
+        block["citations"] = {"enabled": True}
+
+    async def asking(actor: Actor) -> Any:
+        return await actor.run(messages=_path_message(prompt, block), mode=mode)
+
+    with contextlib.chdir(_folder(context)):
+        context.office_answer = r.program(w, asking)
+
+
+@then('the answer came from the converted text of "{name}", under its name')
+def step_answer_from(context: Context, name: str) -> None:
+    r = _r(context)
+    response = context.office_answer
+    text = _converted_text(_folder(context), name)
+    if r.provider in _CITING:
+        cited = _citations(response)
+        assert cited, f"the answer cites nothing: {response.text!r}"
+        for citation in cited:
+            assert citation["document_title"] == name, citation
+            assert citation["cited_text"].strip() in text, (citation["cited_text"], text)
+    else:
+        quoted = re.sub(r"\s+", " ", response.text)
+        start = re.sub(r"\s+", " ", f"{name} {text}")[:60]
+        assert start in quoted, f"the answer does not quote the converted text:\n{response!r}"
+
+
+def _ask_built(context: Context, block: dict[str, Any], prompt: str) -> None:
+    actor: Actor = context.built_actor
+    context.office_block_error = None
+    with contextlib.chdir(_folder(context)):
+        try:
+            context.office_request = actor.request(messages=_path_message(prompt, block))
+            context.runner.run(actor.run(messages=_path_message(prompt, block)))
+        except Exception as exc:  # what the call raised is what the scenario checks
+            context.office_block_error = exc
+
+
+@when('the actor is asked "{prompt}" after a document block with the path "{name}"')
+def step_ask_built(context: Context, prompt: str, name: str) -> None:
+    _ask_built(context, {"type": "document", "path": name}, prompt)
+
+
+@when("the actor builds the request of a message whose first block is {block}")
+def step_build_block(context: Context, block: str) -> None:
+    actor: Actor = context.built_actor
+    context.office_block_error = None
+    with contextlib.chdir(_folder(context)):
+        try:
+            context.office_request = actor.request(messages=_path_message("Summarise it", json.loads(block)))
+        except Exception as exc:  # what the call raised is what the scenario checks
+            context.office_block_error = exc
+
+
+@then("the call is refused before anything is recorded, with:")
+def step_block_refused(context: Context) -> None:
+    error = context.office_block_error
+    assert isinstance(error, ConfigurationError), f"expected a ConfigurationError, got {error!r}"
+    expected = (context.text or "").replace("{folder}", str(_folder(context).resolve()))
+    assert str(error) == expected, f"the message is:\n{error}\n\nnot:\n{expected}"
+    actor: Actor = context.built_actor
+    assert actor.ledger.requests() == [], actor.ledger.requests()
+
+
+@then('the request\'s first block is the text document of "{name}" titled "{title}", citations on, cache_control kept')
+def step_block_made(context: Context, name: str, title: str) -> None:
+    assert context.office_block_error is None, context.office_block_error
+    request: ActorRequest = context.office_request
+    content = request.messages[0].content
+    assert isinstance(content, list)
+    block = content[0]
+    assert block == {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": _converted_text(_folder(context), name)},
+        "title": title,
+        "citations": {"enabled": True},
+        "cache_control": {"type": "ephemeral"},
+    }, block
+
+
+@when('the input file "{name}" holds its first line alone, and the jobs are loaded from it')
+def step_first_line_alone(context: Context, name: str) -> None:
+    path = _folder(context) / name
+    path.write_text(path.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    context.execute_steps(f'When the jobs are loaded from "{name}"')
+
+
+@then('job 0\'s document block names "{path}"')
+def step_block_names(context: Context, path: str) -> None:
+    state = context.bulk_inputs
+    world(context).succeeded()
+    job = state.jobs[0]
+    assert job.messages is not None, job
+    content = job.messages[0].content
+    assert isinstance(content, list), content
+    assert content[0] == {"type": "document", "path": path.replace("{folder}", str(_folder(context)))}, content[0]
+
+
+@when('"{name}" in the input folder is saved again, its text the same but its bytes not')
+def step_saved_again(context: Context, name: str) -> None:
+    """The file's zip archive with one more part no converter reads: the same text, another digest of its bytes."""
+    path = _folder(context) / name
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("docProps/custom-note.xml", "<note>saved again</note>")
+
+
+@then("every item succeeded")
+def step_all_succeeded(context: Context) -> None:
+    items = list(context.office_run)
+    assert all(item.ok for item in items), [(item.id, item.error) for item in items]
+
+
+@then('the new program converted "{name}" and the files whose requests were not in the ledger yet, each once')
+def step_converted_changed(context: Context, name: str) -> None:
+    sent = context.office_sent_first
+    assert name in sent, f"{name} was not sent before the stop: {sent}"
+    wanted = {Path(file).suffix: 1 for file in _FILES if file not in sent or file == name}
+    assert context.office_conversions == wanted, f"converted {context.office_conversions}; sent before: {sent}"
+
+
+@when(
+    'a program maps "{prompt}" over each of those files, each named by a document block, {count:d} a batch, 1 batch'
+    ' at a time, as run "{run_id}", and stops once its first batch is out'
+)
+def step_map_blocks_stopped(context: Context, prompt: str, count: int, run_id: str) -> None:
+    step_map_files_stopped(context, prompt, count, run_id, by_path=True)
+
+
+@when(
+    'a new program, which has converted nothing yet, maps "{prompt}" over each of those files, each named by a'
+    ' document block, {count:d} a batch, as run "{run_id}"'
+)
+def step_map_blocks_resumed(context: Context, prompt: str, count: int, run_id: str) -> None:
+    step_map_files_resumed(context, prompt, count, run_id, by_path=True)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ValidationError
 
 from lowtide.calls.arguments import check_messages, check_prompt
+from lowtide.calls.documents import documents_by_path
 from lowtide.config.actors import ActorConfiguration
 from lowtide.errors import ConfigurationError
 from lowtide.messages.unicode import check_request_text
@@ -73,5 +74,8 @@ def build_request(
         ) from None
     if prompt is None:
         check_messages(request.messages)
+        by_path = documents_by_path(request.messages)
+        if by_path is not None:  # each file read and made its block now, before anything is sent
+            request = request.model_copy(update={"messages": by_path})
     check_request_text(request)
     return request

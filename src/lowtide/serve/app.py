@@ -26,6 +26,7 @@ from starlette.routing import Route, request_response
 from starlette.types import Receive, Scope, Send
 
 from lowtide.actor import Actor
+from lowtide.calls.documents import path_block
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError
 from lowtide.ledger.inline import async_ledger
@@ -161,6 +162,7 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
         try:
             call = wire.call(await read_json(request, limit, idle_seconds=served.body_timeout), request.path_params)
             arguments = _with_actor_options(actor, call.arguments)
+            _no_path(arguments)
             await _check(served, wire, arguments)
         except ActorError as error:
             return refused(wire, wire.refusal(error))
@@ -199,6 +201,19 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
         return JSONResponse(wire.message(response, call))
 
     return answer
+
+
+def _no_path(arguments: Mapping[str, Any]) -> None:
+    """Refuse a document block by path: it names a file of this machine, which a client may not have read and sent."""
+    where = path_block(arguments.get("messages"))
+    if where is not None:
+        raise Refusal(
+            400,
+            "invalid_request_error",
+            f"{where}: a document block by path names a file of lowtide serve's machine, which a client may not have"
+            " read; send the document's source (base64, text or a URL) instead.",
+            param=where,
+        )
 
 
 async def _check(served: _Served, wire: Wire, arguments: Mapping[str, Any]) -> None:

@@ -17,7 +17,7 @@ import zipfile
 from collections import OrderedDict
 from typing import Protocol, cast
 
-__all__ = ["CONVERTED_KINDS", "ConversionProblem", "converted_text", "converter_installed"]
+__all__ = ["CONVERTED_KINDS", "ConversionProblem", "content_key", "converted_text", "converter_installed", "remember"]
 
 CONVERTED_KINDS: dict[str, str] = {
     ".docx": "a Word document",
@@ -99,13 +99,25 @@ def converter_installed() -> bool:
     return importlib.util.find_spec("markitdown") is not None
 
 
-def converted_text(suffix: str, data: bytes) -> str:
-    """The Markdown of a file of kind `suffix` (a key of `CONVERTED_KINDS`) holding `data`.
+def content_key(suffix: str, data: bytes) -> str:
+    """What a file's converted text is kept by: its kind and the digest of its bytes."""
+    return f"{suffix}:{hashlib.sha256(data).hexdigest()}"
+
+
+def remember(key: str, text: str) -> None:
+    """Keep `text` as the conversion of the file content of `key` (`content_key`): what a resumed run read back from
+    the requests its ledger holds, so that a file already sent is not converted again."""
+    _cache.put(key, text)
+
+
+def converted_text(suffix: str, data: bytes, key: str | None = None) -> str:
+    """The Markdown of a file of kind `suffix` (a key of `CONVERTED_KINDS`) holding `data` (whose `content_key` is
+    `key`, when it is known).
 
     Raises `ConversionProblem` when markitdown is not installed, the file is password-protected or damaged, or its
     conversion holds no text.
     """
-    key = f"{suffix}:{hashlib.sha256(data).hexdigest()}"
+    key = key if key is not None else content_key(suffix, data)
     text = _cache.get(key)
     if text is None:
         text = _convert(suffix, data)

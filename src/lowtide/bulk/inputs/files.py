@@ -7,12 +7,19 @@ from __future__ import annotations
 
 import base64
 import codecs
+import hashlib
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from lowtide.bulk.inputs.converted import CONVERTED_KINDS, ConversionProblem, converted_text, converter_installed
+from lowtide.bulk.inputs.converted import (
+    CONVERTED_KINDS,
+    ConversionProblem,
+    content_key,
+    converted_text,
+    converter_installed,
+)
 from lowtide.bulk.inputs.problems import InputError, InputProblem
 
 __all__ = [
@@ -127,6 +134,12 @@ class FileInfo:
     """Its size in bytes; for a converted file, the size of the text it converts to (what travels)."""
     converted_from: str | None = None
     """What a converted file is ("a Word document"), or None."""
+    content_key: str | None = None
+    """A converted file's kind and the digest of its bytes (`converted.content_key`), or None."""
+    text_digest: str | None = None
+    """The SHA-256 of a converted file's text, by which a resumed run finds that text in a request sent."""
+    text_chars: int = 0
+    """How many characters a converted file's text holds."""
 
     @property
     def sent_tokens(self) -> int:
@@ -212,14 +225,15 @@ def _converts(path: Path) -> bool:
 
 
 class _Converted:
-    def __init__(self, what: str, text: str) -> None:
-        self.what, self.text = what, text
+    def __init__(self, what: str, text: str, key: str) -> None:
+        self.what, self.text, self.key = what, text, key
 
 
 def _converted(path: Path, data: bytes) -> _Converted:
     suffix = path.suffix.lower()
+    key = content_key(suffix, data)
     try:
-        return _Converted(CONVERTED_KINDS[suffix], converted_text(suffix, data))
+        return _Converted(CONVERTED_KINDS[suffix], converted_text(suffix, data, key), key)
     except ConversionProblem as exc:
         raise _FileProblem(str(exc)) from None
 
@@ -299,7 +313,11 @@ def _classify(path: Path, head: bytes, size: int, *, complete: bool, data: bytes
     sniffed = _sniff(head)
     if sniffed is None and _converts(path):
         converted = _converted(path, data if data is not None else _read_bytes(path))
-        info = FileInfo(path, "converted", "text/plain", len(converted.text.encode()), converted.what)
+        text = converted.text.encode()
+        info = FileInfo(
+            path, "converted", "text/plain", len(text), converted.what,
+            content_key=converted.key, text_digest=hashlib.sha256(text).hexdigest(), text_chars=len(converted.text),
+        )  # fmt: skip
         _check_size(info)
         return info
     if suffix == ".pdf" or suffix in _IMAGE_EXTENSIONS:

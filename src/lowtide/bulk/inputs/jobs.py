@@ -40,6 +40,7 @@ __all__ = [
     "Job",
     "Jobs",
     "described",
+    "document_paths",
     "file_block",
     "inspect_file",
     "job_from",
@@ -286,3 +287,15 @@ def job_messages(job: Job, *, citations: bool) -> list[dict[str, object]]:
         return [{"role": "user", "content": job.prompt}]
     cite = job.citations if job.citations is not None else citations
     return [{"role": "user", "content": [file_block(job.file, citations=cite), {"type": "text", "text": job.prompt}]}]
+
+
+def document_paths(job: Job) -> Iterator[tuple[str, str, Path]]:
+    """Each document block by path among `job`'s messages: where it is (`messages.0.content.1`), the path as given, and
+    the file it names (absolute: a relative path is the working directory's, as when its request is built)."""
+    for index, message in enumerate(job.messages or ()):
+        if isinstance(message.content, str):
+            continue
+        for number, block in enumerate(message.content):
+            named = block.get("path")
+            if block.get("type") == "document" and isinstance(named, str) and named:
+                yield f"messages.{index}.content.{number}", named, Path(named).expanduser().absolute()

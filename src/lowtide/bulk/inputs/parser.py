@@ -24,6 +24,7 @@ from lowtide.bulk.inputs.jobs import (
     OVERRIDE_KEYS,
     Job,
     Jobs,
+    document_paths,
     override_problems,
     pydantic_problem,
     unknown_keys,
@@ -281,6 +282,10 @@ def check_jobs(jobs: Sequence[Job]) -> dict[Path, FileInfo]:
             trouble = files.check(job.file)
             if trouble is not None:
                 problems.add(index, f"file {str(job.file)!r} {trouble}")
+        for where, named, path in document_paths(job):
+            trouble = files.trouble(named, path)
+            if trouble is not None:
+                problems.add(index, f"{where}: {trouble}")
         check_id(job.id, index, ids, problems)
     problems.raise_if_any()
     return files.found
@@ -365,6 +370,9 @@ def _jsonl_job(fields: dict[str, Any], base: Path, files: FileChecks) -> Job:
             trouble = files.trouble(file, path)
             if trouble is not None:
                 messages.append(trouble)
+    given = fields.get("messages")
+    if isinstance(given, list):
+        fields = {**fields, "messages": _paths_found(cast("list[object]", given), base, files, messages)}
     if messages:
         raise _LineProblem(*messages)
     job_fields = {key: fields[key] for key in ("prompt", "messages", "citations", "id") if key in fields}
@@ -374,6 +382,36 @@ def _jsonl_job(fields: dict[str, Any], base: Path, files: FileChecks) -> Job:
         return Job(**job_fields, file=path, overrides=overrides)
     except ValidationError as exc:
         raise _LineProblem(*(pydantic_problem(error) for error in exc.errors())) from None
+
+
+def _paths_found(given: list[object], base: Path, files: FileChecks, problems: list[str]) -> list[object]:
+    """A line's messages with each document block by path (`{"type": "document", "path": ...}`) found from the input's
+    folder, as a job's `file` is, and its file checked with the line (its problems added to `problems`)."""
+    found: list[object] = []
+    for index, message in enumerate(given):
+        turn = _fields(message)
+        content = turn.get("content") if turn is not None else None
+        if turn is None or not isinstance(content, list):
+            found.append(message)
+            continue
+        blocks: list[object] = []
+        for number, block in enumerate(cast("list[object]", content)):
+            fields = _fields(block)
+            named = fields.get("path") if fields is not None else None
+            if fields is None or fields.get("type") != "document" or not isinstance(named, str) or not named:
+                blocks.append(block)
+                continue
+            path = resolve(named, base)
+            trouble = files.trouble(named, path)
+            if trouble is not None:
+                problems.append(f"messages.{index}.content.{number}: {trouble}")
+            blocks.append({**fields, "path": str(path)})
+        found.append({**turn, "content": blocks})
+    return found
+
+
+def _fields(value: object) -> dict[str, object] | None:
+    return cast("dict[str, object]", value) if isinstance(value, dict) else None
 
 
 def _batch_request_job(fields: dict[str, Any], provider: str) -> Job:

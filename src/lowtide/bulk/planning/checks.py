@@ -41,6 +41,7 @@ __all__ = [
     "check_batch_jobs",
     "check_jobs_to_send",
     "check_live_jobs",
+    "fingerprint_of",
     "named",
     "named_id",
     "params_text",
@@ -118,6 +119,14 @@ def check_batch_jobs(
         size, job_text = each.check(index, text=True)
         kept.job(job_text, size)
     return kept.done()
+
+
+def fingerprint_of(run: CheckedRun) -> str:
+    """A batch run's fingerprint alone, as `check_batch_jobs` makes it (every job's JSON), nothing checked or sized."""
+    kept = _Kept(run, Checked(None, "", [], None, [], []), write=False)
+    for job in run.jobs:
+        kept.job(job_json(job), 0)
+    return kept.done().fingerprint
 
 
 def check_jobs_to_send(

@@ -40,6 +40,7 @@ from lowtide.bulk.planning.checks import (
     check_batch_jobs,
     check_jobs_to_send,
     check_live_jobs,
+    fingerprint_of,
     preflight,
 )
 from lowtide.bulk.planning.converted import converted_files
@@ -48,6 +49,7 @@ from lowtide.bulk.planning.plain_jobs import PlainJobs
 from lowtide.bulk.planning.requests import RunRequests
 from lowtide.bulk.planning.route_plan import check_deadline, run_route
 from lowtide.bulk.progress.reporters import ProgressCallback, ReporterMode
+from lowtide.bulk.recorded.conversions import CONVERSIONS_OPTION, conversions_option, recall_conversions
 from lowtide.bulk.recorded.identity import INPUT_OPTION, fingerprint_settings, input_key, known_run, qualified
 from lowtide.bulk.recorded.items import NewItems
 from lowtide.bulk.recorded.sorting import sized_for, sort_items
@@ -364,6 +366,8 @@ class BulkRun(RunRequests):
         """Check every job (nothing is sent before all pass): its file, its params, its cost and size. A run the ledger
         holds of the same input and settings (`known`: looked for) has only its jobs still to send checked, once
         `_prepare` has found them (`Checked.to_send`): the others were checked before they were sent."""
+        if write:
+            self._recall_conversions()
         files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
         self._files = files
         backend: BatchBackend | None = None
@@ -386,6 +390,15 @@ class BulkRun(RunRequests):
                 ),
             )  # fmt: skip
         return check_batch_jobs(self, files, plain, backend=backend, write=write)
+
+    def _recall_conversions(self) -> None:
+        """A resumed run's converted texts read back from its ledger: the checks convert no file already sent again."""
+        try:
+            ledger = self.actor.existing_ledger()
+            if ledger is not None:
+                recall_conversions(ledger, self.run_id, self._input_key(), self.jobs, lambda: fingerprint_of(self))
+        except (ConfigurationError, LedgerError):
+            return  # said when the run opens its ledger, after the input's check
 
     def _known_run(self) -> RunRecord | None:
         """The run the ledger holds of this input and these settings, known by their digest (`_input_key`), if any."""
@@ -488,4 +501,5 @@ class BulkRun(RunRequests):
             "abort_mode": self.abort_mode,
             "post_process_timeout": self.post_process_timeout,
             INPUT_OPTION: self._input_key(),
+            CONVERSIONS_OPTION: conversions_option(self.jobs, self._files),
         }
