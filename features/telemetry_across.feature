@@ -26,3 +26,12 @@ Feature: One trace for a batch, whichever processes wait on it
     Given a telemetry actor in "batch" mode with the scenario's ledger
     When the telemetry actor parks "hello there" under the key "quiet-2"
     Then the ledger keeps no trace context with the batch
+
+  @stores
+  Scenario: A bulk run resumed by a fresh process continues its batch's trace, the batch's span linked to the new run
+    Given OpenTelemetry is configured with in-memory exporters
+    And a telemetry actor in "batch" mode with the scenario's ledger
+    When the telemetry actor's bulk run of "north, south" has sent its batch, and its process stops
+    And a fresh process with a tracer provider of its own runs the same bulk run to its end
+    Then the fresh process's "lowtide.batch" span is the first process's child, in the same trace, and ended "collected"
+    And the fresh process's "lowtide.batch" span links to its own "lowtide.run" span

@@ -32,6 +32,7 @@ class Context(StepContext, Protocol):
     telemetry_emu: Emulator
     telemetry_actor: Actor
     telemetry_ledger: str | None
+    run_inputs: list[str]
 
 
 def _the_batch(context: Context) -> BatchRecord:
@@ -50,16 +51,72 @@ def step_damage(context: Context, stored: str) -> None:
         db.execute("UPDATE batches SET trace = ? WHERE id = ?", (stored, batch.id))
 
 
-@when("the actor's process stops, and a fresh process with a tracer provider of its own collects the ledger")
-def step_collect_apart(context: Context) -> None:
-    context.runner.run(context.telemetry_actor.aclose())
-    # The fresh process: a tracer provider and exporter of its own (the first one's spans stay in `context.spans`).
+def _fresh_process(context: Context) -> None:
+    """The fresh process's telemetry: a tracer provider and exporter of its own (the first one's spans stay in
+    `context.spans`); the API's batch has ended meanwhile, as the next process finds it."""
     reset_otel_globals()
     context.fresh_spans = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(context.fresh_spans))
     trace.set_tracer_provider(provider)
-    context.api_clock.advance(61)  # the batch has ended at the API, as the next process finds it
+    context.api_clock.advance(61)
+
+
+@when('the telemetry actor\'s bulk run of "{prompts}" has sent its batch, and its process stops')
+def step_run_stopped(context: Context, prompts: str) -> None:
+    inputs = [p.strip() for p in prompts.split(",")]
+    context.run_inputs = inputs
+
+    async def until_sent() -> None:
+        run = asyncio.ensure_future(context.telemetry_actor.map(inputs, progress="none"))
+        assert context.telemetry_ledger is not None
+        ledger = open_ledger(context.telemetry_ledger)
+        try:
+            for _ in range(400):  # the API holds the batch for a minute of its own clock, which stands still
+                if any(b.provider_batch_id for b in ledger.batches()):
+                    return
+                assert not run.done(), run
+                await asyncio.sleep(0.025)
+            raise AssertionError("the bulk run sent no batch")
+        finally:
+            run.cancel()
+            await asyncio.gather(run, return_exceptions=True)
+            await context.telemetry_actor.aclose()
+
+    context.runner.run(until_sent())
+
+
+@when("a fresh process with a tracer provider of its own runs the same bulk run to its end")
+def step_run_resumed(context: Context) -> None:
+    _fresh_process(context)
+    actor = Actor(
+        {
+            "name": "traced",
+            "model": "claude-haiku-4-5",
+            "batch_processing": "batch",
+            "max_tokens": 64,
+            "batch": {"poll_interval": 0.01, "coalesce_window": 0.01},
+        },
+        client=context.telemetry_emu.client(),
+        ledger=context.telemetry_ledger,
+    )
+
+    async def resumed() -> None:
+        async with actor:
+            result = await actor.map(context.run_inputs, progress="none")
+            assert result.counts().get("succeeded") == len(context.run_inputs), result.counts()
+
+    runner = asyncio.Runner()  # the other process's event loop
+    try:
+        runner.run(resumed())
+    finally:
+        runner.close()
+
+
+@when("the actor's process stops, and a fresh process with a tracer provider of its own collects the ledger")
+def step_collect_apart(context: Context) -> None:
+    context.runner.run(context.telemetry_actor.aclose())
+    _fresh_process(context)
     assert context.telemetry_ledger is not None
     ledger = open_ledger(context.telemetry_ledger)
 
@@ -123,6 +180,7 @@ def step_ledger_keeps(context: Context) -> None:
 
 
 @then('the fresh process\'s "lowtide.batch" span is that span\'s child, in the same trace, and ended "{state}"')
+@then('the fresh process\'s "lowtide.batch" span is the first process\'s child, in the same trace, and ended "{state}"')
 def step_fresh_child(context: Context, state: str) -> None:
     first, fresh = _first_batch(context), _fresh_batch(context)
     assert fresh.parent is not None, "the fresh process's batch span has no parent"
@@ -149,6 +207,12 @@ def step_fresh_root(context: Context, state: str) -> None:
     fresh = _fresh_batch(context)
     assert fresh.parent is None, fresh.parent
     assert (fresh.attributes or {}).get("lowtide.batch.state") == state, fresh.attributes
+
+
+@then('the fresh process\'s "lowtide.batch" span links to its own "lowtide.run" span')
+def step_fresh_run_link(context: Context) -> None:
+    run = _one(context.fresh_spans.get_finished_spans(), "lowtide.run")
+    assert _ids(run) in _linked(_fresh_batch(context)), (_fresh_batch(context).links, run.context)
 
 
 @then("the ledger keeps no trace context with the batch")
