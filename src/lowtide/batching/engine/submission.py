@@ -188,6 +188,8 @@ class Submission(EngineCore):
         except ActorError as exc:
             # The API cannot be asked: the batch stays `unknown` for a later call, `lowtide collect` or process.
             log.warning("Could not reconcile batch %s: %s", batch_id, exc)
+            if tracing():  # left unknown, for whichever process looks next
+                _end(batch_id, "left", exc)
             self._fail(list((await self.ledger.members(batch_id)).values()), exc)
         finally:
             self._reconciling.pop(batch_id, None)
@@ -379,6 +381,8 @@ class Submission(EngineCore):
             return False
         log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
         _reconciled(batch_id, "resent")
+        if tracing():  # its requests go in another batch, with a span of its own
+            _end(batch_id, "resent")
         for record in await self.ledger.requests_for(keys):
             self._enqueue(record)
         self._spawn(self._abandon(batch_id), waiters=[])
