@@ -180,20 +180,35 @@ class Submission(EngineCore):
         A candidate is a batch the API created after our intent (less `CLOCK_SKEW`) with the same number of
         requests that no other ledger record has claimed. Results confirm the match by `custom_id`.
         """
+        traced = tracing()
         try:
-            if tracing():  # its look-ups at the API are the batch's, not the first waiting call's
+            if traced:  # its look-ups at the API are the batch's, not the first waiting call's
+                await self._resumed_span(batch_id)
                 await _with_batch_span(batch_id, lambda: self._reconcile_once(batch_id))
             else:
                 await self._reconcile_once(batch_id)
         except ActorError as exc:
             # The API cannot be asked: the batch stays `unknown` for a later call, `lowtide collect` or process.
             log.warning("Could not reconcile batch %s: %s", batch_id, exc)
-            if tracing():  # left unknown, for whichever process looks next
+            if traced:  # left unknown, for whichever process looks next
                 _end(batch_id, "left", exc)
             self._fail(list((await self.ledger.members(batch_id)).values()), exc)
         finally:
             self._reconciling.pop(batch_id, None)
+            if traced and batch_id not in self._pollers:  # no poller took the batch on: its span ends here
+                _end(batch_id, "left")
             self._placed()  # adopted, sent again or given up: the parked calls of its batch look again
+
+    async def _resumed_span(self, batch_id: str) -> None:
+        """The batch's span, in the trace its intent began, when this process reconciles a batch it holds no span of
+        (another process's intent, or this one's before a restart)."""
+        from lowtide.telemetry.batches import start_batch
+
+        record = await self.ledger.batch(batch_id)
+        if record is not None:
+            codec = self.backend.codec
+            start_batch(batch_id, provider=codec.name, gen_ai_provider=codec.telemetry_name(),
+                        requests=record.request_count, resumed=True, stored=record.trace)  # fmt: skip
 
     async def _reconcile_once(self, batch_id: str) -> None:
         """Apply `reconcile.decide` until it adopts a batch for this intent or sends its requests again.
