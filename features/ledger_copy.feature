@@ -45,6 +45,7 @@ Feature: Moving a ledger to another store
     And an in-memory ledger in which an actor answered 3 calls in batch mode, and a bulk run of 2 prompts
     When it is copied into the scenario's ledger, that into the new SQLite file "traced.sqlite3", and that into a new in-memory ledger
     Then every copy holds the trace context of each of the 3 calls, as the in-memory ledger stored it
+    And every copy keeps each batch's trace context, as the in-memory ledger stored it
 
   Scenario: A copy into a ledger that holds anything is refused, and nothing is written
     Given an in-memory ledger in which an actor answered 2 calls in batch mode, and a bulk run of 1 prompts

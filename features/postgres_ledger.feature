@@ -122,6 +122,7 @@ Feature: A PostgreSQL ledger, named by URL
       | h   | pending          |       | 0        | host:2 |
       | i   | pending          |       | 1        | host:1 |
       | j   | succeeded        |       | 1        |        |
+    And batch "b6" keeps the trace context its intent carried, and the batches from before the migration keep none
     When a process on host "host-9" gathers the pending calls of scope "scope-1" into batch "b8"
     Then it gathered "e, g, h, i"
     And the requests read

@@ -122,3 +122,16 @@ Feature: Telemetry on the paths a call can take: failures, refusals, retries, wh
     And the telemetry API will answer the next "messages.create" call with status 429 and no retry-after
     When the telemetry actor answers "hello there" with temperature 0.5
     Then the chat span's "rate_limit.pause" event names no retry-after
+
+  Scenario: A batch whose create never reached the API ends its span as resent, and the batch its requests go in has its own
+    Given a telemetry actor in "batch" mode that reconciles a create in doubt at once
+    And the telemetry API will answer the next "batches.create" call with status 500 and retry-after 0
+    When the telemetry actor answers "hello there" with temperature 0.5
+    Then the "lowtide.batch" spans ended "resent, collected"
+
+  Scenario: A batch whose create is in doubt, and whose reconcile cannot ask the API, ends its span as left
+    Given a telemetry actor in "batch" mode that reconciles a create in doubt at once
+    And the telemetry API will create the next batch but drop the connection before answering
+    And the telemetry API will answer the next "batches.list" call with status 401 and no retry-after
+    When the traced call "hello there" is made and fails
+    Then the "lowtide.batch" spans ended "left"

@@ -38,7 +38,8 @@ class Received:
     span_id: str
     parent_id: str
     attributes: dict[str, str] = field(default_factory=dict[str, str])
-    links: list[str] = field(default_factory=list[str])
+    links: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
+    """(trace id, span id) of each span it links to."""
 
 
 def _text(value: AnyValue) -> str:
@@ -71,7 +72,7 @@ class _Receiver(BaseHTTPRequestHandler):
                                 span_id=span.span_id.hex(),
                                 parent_id=span.parent_span_id.hex(),
                                 attributes={a.key: _text(a.value) for a in span.attributes},
-                                links=[link.span_id.hex() for link in span.links],
+                                links=[(link.trace_id.hex(), link.span_id.hex()) for link in span.links],
                             )
                         )
         answer = ExportTraceServiceResponse().SerializeToString()
@@ -192,6 +193,16 @@ class TelemetryLibrary:
     def should_be_child(self, child: Received, parent: Received) -> None:
         assert child.trace_id == parent.trace_id, (child, parent)
         assert child.parent_id == parent.span_id, (child, parent)
+
+    @keyword("Span Should Be The Child Of The Span Linked From")
+    def should_be_child_of_linked(self, child: Received, linking: Received) -> None:
+        """`child`'s parent is a span `linking` links to, in that span's trace (which may never have been received:
+        a process killed outright exports nothing of a span it had not ended)."""
+        assert (child.trace_id, child.parent_id) in linking.links, (child, linking)
+
+    @keyword("Span Should Link To")
+    def should_link_to(self, span: Received, other: Received) -> None:
+        assert (other.trace_id, other.span_id) in span.links, (span, other)
 
     @keyword("Span Should Continue The Trace")
     def should_continue(self, span: Received, traceparent: str) -> None:

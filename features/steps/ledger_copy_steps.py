@@ -250,6 +250,16 @@ def step_traces_copied(context: Context, count: int) -> None:
         assert ledger.traces_of(keys) == stored, (ledger.location, ledger.traces_of(keys), stored)
 
 
+@then("every copy keeps each batch's trace context, as the in-memory ledger stored it")
+def step_batch_traces_copied(context: Context) -> None:
+    first, *copies = context.copy_chain
+    stored = {batch.id: batch.trace for batch in first.batches()}
+    assert stored, stored
+    assert all(json.loads(value or "{}").get("traceparent") for value in stored.values()), stored
+    for ledger in copies:
+        assert {batch.id: batch.trace for batch in ledger.batches()} == stored, ledger.location
+
+
 @then('"{name}" is still, byte for byte, the file lowtide wrote at schema version {version:d}, with nothing beside it')
 def step_source_unchanged(context: Context, name: str, version: int) -> None:
     """The file copied from, against the one in features/data it was made from: not migrated, not checkpointed, no

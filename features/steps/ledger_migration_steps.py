@@ -26,6 +26,7 @@ class Context(StepContext, Protocol):
     """What this module keeps on the scenario's context."""
 
     ledger_copies: list[LedgerStore]
+    intents_made: list[str]
 
 
 _DATA = Path(__file__).resolve().parent.parent / "data"
@@ -75,6 +76,7 @@ def step_batch_answers(context: Context, batch: str, answered: str, retried: str
 def step_into_batch(context: Context, keys: str, batch: str) -> None:
     ledger: Ledger = world(context).value
     members = [(k.strip(), f"c-{k.strip()}") for k in keys.split(",")]
+    context.intents_made = [*getattr(context, "intents_made", []), batch]
     ledger.record_intent(
         BatchIntent(
             batch,
@@ -85,8 +87,23 @@ def step_into_batch(context: Context, keys: str, batch: str) -> None:
             owner="host:3",
             until=300.0,
             now=21.0,
+            trace=_trace_of(batch),
         )
     )
+
+
+def _trace_of(batch: str) -> str:
+    """The trace context an intent of `batch` carries (a span id of its own)."""
+    return json.dumps({"traceparent": f"00-{'ab' * 16}-{batch.encode().hex():0>16}-01"})
+
+
+@then('batch "{batch}" keeps the trace context its intent carried, and the batches from before the migration keep none')
+def step_batch_trace(context: Context, batch: str) -> None:
+    ledger: LedgerStore = world(context).value
+    kept = {record.id: record.trace for record in ledger.batches()}
+    assert kept[batch] == _trace_of(batch), kept
+    made = context.intents_made
+    assert all(trace == (_trace_of(b) if b in made else None) for b, trace in kept.items()), kept
 
 
 @when('the API takes batch "{batch}"')

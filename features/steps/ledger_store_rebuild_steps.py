@@ -30,7 +30,7 @@ def step_load_rebuilt(context: Context, identity: str, batch: str, keyed: str, c
         "batches": [
             (batch, "anthropic", "https://api.example", f"api-{batch}", "collected", "ended", 2, 0, 1000.0, 1000.0,
              1000.0, 1000.0, '{"succeeded":2}', None, None, None, "rebuilt from the API (lowtide ledger rebuild)",
-             None),
+             None, None),
         ],
         "requests": [
             (keyed, known.custom_id, "planner", known.model, params, len(params), "submitting", batch, 1, 1, None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 from decimal import Decimal
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from _pg_ledgers import ledger_at
 from _stores import open_store, reopened
@@ -198,11 +198,8 @@ def step_schema_before(context: Context) -> None:
         with closing(sqlite3.connect(store.path)) as db:
             db.executescript(f"DROP TABLE result_totals; {_LATER_TABLES} PRAGMA user_version = 8;")
     else:  # the same rows, in a ledger made again at schema 4 (the form of its requests every store copies)
-        rows = [
-            (table, COPIED[table], [r for chunk in store.export_rows(table) for r in chunk])
-            for table in COPIED
-            if table not in _LATER
-        ]
+        rows = [_before_later_columns(table, [r for chunk in store.export_rows(table) for r in chunk])
+                for table in COPIED if table not in _LATER]  # fmt: skip
         store.close()
         ledger_at(context.postgres_url, 4, rows)
     context.views_store = reopened(context, store)
@@ -224,6 +221,19 @@ def step_schema_counting_all(context: Context, version: int) -> None:
 
 
 _LATER = ("agent_journal", "agent_runs", "webhook_events", "spend_caps", "spend_entries", "spend_audit")
-_LATER_TABLES = "".join(f"DROP TABLE {table}; " for table in _LATER)
-"""The tables schemas 12 (durable agents), 13 (webhooks received) and 14 (spend by owner) made: a ledger taken back to
-an earlier schema has none of them, as the ledger an older lowtide wrote has none."""
+_LATER_COLUMNS = {"batches": ("trace",)}
+_LATER_TABLES = "".join(f"DROP TABLE {table}; " for table in _LATER) + "".join(
+    f"ALTER TABLE {table} DROP COLUMN {column}; " for table, columns in _LATER_COLUMNS.items() for column in columns
+)
+"""The tables schemas 12 (durable agents), 13 (webhooks received) and 14 (spend by owner) made, and the columns 15
+(a batch's trace context) added: a ledger taken back to an earlier schema has none of them, as the ledger an older
+lowtide wrote has none."""
+
+
+def _before_later_columns(
+    table: str, rows: list[tuple[Any, ...]]
+) -> tuple[str, tuple[str, ...], list[tuple[Any, ...]]]:
+    """A table's copied rows without the columns later schemas added (`_LATER_COLUMNS`)."""
+    later = _LATER_COLUMNS.get(table, ())
+    kept = [n for n, column in enumerate(COPIED[table]) if column not in later]
+    return table, tuple(COPIED[table][n] for n in kept), [tuple(row[n] for n in kept) for row in rows]

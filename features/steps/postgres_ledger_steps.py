@@ -515,7 +515,7 @@ def step_listed_in_order(context: Context, keys: str) -> None:
 
 
 _PAYLOADS = {
-    ("batches", "counts"), ("batches", "note"), ("batches", "create_steps"), ("identity", "id"),
+    ("batches", "counts"), ("batches", "note"), ("batches", "create_steps"), ("batches", "trace"), ("identity", "id"),
     ("live_quotas", "state"), ("request_traces", "context"), ("requests", "params"), ("results", "response"),
     ("results", "error"), ("results", "cost_usd"), ("results", "live_cost_usd"), ("run_items", "job"),
     ("run_items", "reason"), ("runs", "configuration"), ("runs", "options"), ("agent_runs", "input"),

@@ -291,3 +291,10 @@ def step_event_no_wait(context: Context, name: str) -> None:
     attributes = dict(event.attributes or {})
     assert "lowtide.retry_after_s" not in attributes, attributes
     assert attributes.get("lowtide.attempt") == 1, attributes
+
+
+@then('the "lowtide.batch" spans ended "{states}"')
+def step_batch_states(context: Context, states: str) -> None:
+    spans = [span for span in context.spans.get_finished_spans() if span.name == "lowtide.batch"]
+    ended = [(span.attributes or {}).get("lowtide.batch.state") for span in spans]
+    assert ended == [state.strip() for state in states.split(",")], ended

@@ -128,7 +128,7 @@ COPIED: dict[str, tuple[str, ...]] = {
     "batches": (
         "id", "provider", "endpoint", "provider_batch_id", "state", "phase", "request_count", "request_bytes",
         "intent_at", "submitted_at", "ended_at", "collected_at", "counts", "request_id", "owner", "owner_until", "note",
-        "create_steps",
+        "create_steps", "trace",
     ),
     "requests": (
         "key", "custom_id", "actor", "model", "params", "params_bytes", "state", "batch_id", "attempts", "max_attempts",
@@ -197,6 +197,9 @@ class BatchIntent:
     scope: str = ""
     """The members' scope (`NewRequest.scope`; "" when unknown): a store that gathers calls across processes writes
     no intent of a scope while another process gathers it (`Batches.take_pending`)."""
+    trace: str = ""
+    """The trace context of the batch's span (W3C `traceparent`, JSON, as `NewRequest.trace`; "" with telemetry off,
+    stored as NULL): whichever process polls and collects the batch continues its trace (`BatchRecord.trace`)."""
 
     @property
     def keys(self) -> list[str]:
@@ -330,6 +333,8 @@ class BatchRecord:
     owner: str | None
     owner_until: float | None
     note: str | None
+    trace: str | None = None
+    """The trace context of the span its intent opened (`BatchIntent.trace`), None when telemetry was off."""
 
     @property
     def adopted(self) -> bool:
@@ -424,6 +429,7 @@ def batch_record(row: Row) -> BatchRecord:
         owner=row["owner"],
         owner_until=row["owner_until"],
         note=row["note"],
+        trace=row["trace"],
     )
 
 

@@ -158,6 +158,7 @@ def _batch_row(batch: FoundBatch, batch_id: str, held: list[Seen], *, now: float
         batch_id, batch.source.provider, batch.source.endpoint, remote.id, _state(remote, ended=batch.ended).value,
         remote.phase.value, len(held), size, remote.created_at, remote.created_at, remote.ended_at,
         now if batch.ended else None, stored_json(remote.counts.as_dict()), remote.request_id, None, None, note, None,
+        None,
     )  # fmt: skip
 
 

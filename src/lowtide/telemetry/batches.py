@@ -19,7 +19,7 @@ from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
 from lowtide.telemetry.attributes import provider_attributes
 from lowtide.telemetry.current import RUN, CallTrace
 from lowtide.telemetry.metrics import instruments
-from lowtide.telemetry.propagation import context_of
+from lowtide.telemetry.propagation import carrier_of, context_of
 from lowtide.telemetry.scope import tracer
 from lowtide.telemetry.switch import metering
 
@@ -28,6 +28,7 @@ __all__ = [
     "answered_elsewhere",
     "batch_current",
     "batch_event",
+    "carry",
     "current_batch",
     "end_batch",
     "link_back",
@@ -64,19 +65,25 @@ def start_batch(
     *,
     provider: str,
     gen_ai_provider: str | None = None,
-    calls: Sequence[tuple[str, CallTrace]],
-    later: Sequence[str] = (),
     requests: int,
     resumed: bool = False,
-) -> None:
-    """Open a batch's span at its intent (or where this process takes up a batch another began: `resumed`). `calls`:
-    the spans of this process's calls it carries, linked now; `later`: the keys of those whose spans are made when
-    their answers are handed on (`later_calls`), linked then, while the batch's span is current."""
-    if batch_id in _batches:
-        return
+    stored: str | None = None,
+) -> str:
+    """Open a batch's span; its trace context as the ledger stores it with the batch (`BatchIntent.trace`).
+
+    At its intent, before the intent is written (`carry` then links the calls it holds): the bulk run's child, or a
+    root. Where this process takes up a batch another process (or this one, earlier) began (`resumed`): the child of
+    the span its intent opened (`stored`, the context the ledger kept with it), so that one trace shows the batch from
+    intent to collection whichever processes waited on it, linked to the bulk run this process runs, if any."""
+    batch = _batches.get(batch_id)
+    if batch is not None:
+        return ""
     run = RUN.get()
-    parent = trace.set_span_in_context(run) if run is not None else Context()
-    links = [Link(call.span.get_span_context()) for _, call in calls[:MOST_LINKS]]
+    continued = context_of(stored) if resumed else None
+    if continued is not None:
+        parent, links = continued, [Link(run.get_span_context())] if run is not None else []
+    else:
+        parent, links = (trace.set_span_in_context(run) if run is not None else Context()), []
     named = provider_attributes(provider, gen_ai_provider)
     span = tracer().start_span(
         "lowtide.batch",
@@ -90,18 +97,36 @@ def start_batch(
             "lowtide.batch.resumed": resumed,
         },
     )
-    here = span.get_span_context()
-    keys = {key for key, _ in calls}
-    keys.update(later)
-    for _, call in calls:
-        call.span.add_link(here)
-        call.span.set_attribute("lowtide.batch.id", batch_id)
     phase = "running" if resumed else "intent"
-    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, named, keys, len(links))
+    _batches[batch_id] = _Batch(span, time.monotonic(), requests, phase, named, set())
     if metering():
         made = instruments()
         made.batches_in_flight.add(1, {"lowtide.batch.phase": phase, **named})
         made.requests_waiting.add(requests, named)
+    return "" if resumed else carrier_of(span)
+
+
+def carry(batch_id: str, calls: Sequence[tuple[str, CallTrace]], later: Sequence[str], requests: int) -> None:
+    """The batch's intent is recorded with `requests` requests: its span links both ways with `calls`, the spans of
+    this process's calls it carries; `later`: the keys of those whose spans are made when their answers are handed on
+    (`later_calls`), linked then, while the batch's span is current."""
+    batch = _batches.get(batch_id)
+    if batch is None:
+        return
+    here = batch.span.get_span_context()
+    for _, call in calls[:MOST_LINKS]:
+        batch.span.add_link(call.span.get_span_context())
+    batch.links = min(len(calls), MOST_LINKS)
+    for key, call in calls:
+        batch.keys.add(key)
+        call.span.add_link(here)
+        call.span.set_attribute("lowtide.batch.id", batch_id)
+    batch.keys.update(later)
+    if requests != batch.waiting:
+        batch.span.set_attribute("lowtide.batch.requests", requests)
+        if metering():
+            instruments().requests_waiting.add(requests - batch.waiting, batch.provider)
+        batch.waiting = requests
 
 
 def batch_event(batch_id: str, name: str, attributes: Mapping[str, str | int | float | bool] | None = None) -> None:
@@ -161,7 +186,8 @@ def link_back(batch_id: str, call: Span) -> None:
 
 
 def end_batch(batch_id: str, state: str, error: BaseException | None = None) -> None:
-    """Close a batch's span: collected, expired, canceled, refused, or left for later (`error`)."""
+    """Close a batch's span: collected, refused, not recorded, left for later (`error`, or none when this process
+    stopped), or gathered into another process's batch ("gathered elsewhere")."""
     batch = _batches.pop(batch_id, None)
     if batch is None:
         return
@@ -174,7 +200,7 @@ def end_batch(batch_id: str, state: str, error: BaseException | None = None) -> 
         made = instruments()
         made.batches_in_flight.add(-1, {"lowtide.batch.phase": batch.phase, **batch.provider})
         made.requests_waiting.add(-batch.waiting, batch.provider)
-        if error is None:
+        if state == "collected":
             made.batch_turnaround.record(time.monotonic() - batch.started, batch.provider)
 
 

@@ -7,19 +7,28 @@ import json
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 
-from opentelemetry import propagate
+from opentelemetry import propagate, trace
 from opentelemetry.context import Context, attach, detach
 
 from lowtide.core.json_types import json_object
 from lowtide.telemetry.guard import guarded
 
-__all__ = ["carrier_of_current", "context_of", "continuing"]
+__all__ = ["carrier_of", "carrier_of_current", "context_of", "continuing"]
 
 
 def carrier_of_current() -> str:
     """The current trace context as stored text (`{"traceparent": ...}`), or "" when there is none."""
+    return _carrier(None)
+
+
+def carrier_of(span: trace.Span) -> str:
+    """`span`'s trace context as stored text, as `carrier_of_current` gives the current one."""
+    return _carrier(trace.set_span_in_context(span))
+
+
+def _carrier(context: Context | None) -> str:
     carrier: dict[str, str] = {}
-    guarded("writing the trace context", lambda: propagate.inject(carrier), None)
+    guarded("writing the trace context", lambda: propagate.inject(carrier, context=context), None)
     return json.dumps(carrier, sort_keys=True, separators=(",", ":")) if carrier else ""
 
 

@@ -118,7 +118,7 @@ class Collection(LateWaiters):
             provider_batch_id = record.provider_batch_id
             # Read while the batch runs, not after it ends: the answers are waited for from then on.
             members, attempts = await self.ledger.members_and_attempts(batch_id)
-            with _batch_span(batch_id, self.backend.codec, len(members)):
+            with _batch_span(batch_id, self.backend.codec, len(members), record.trace):
                 async with webhook_wakes(self.ledger, record, self.settings, self._clock) as wakes:
                     ended = await wait_until_ended(
                         self.backend,
@@ -450,15 +450,15 @@ class Collection(LateWaiters):
             log.exception("Releasing what batch %s holds at the provider failed", ended.id)
 
 
-def _batch_span(batch_id: str, codec: BatchCodec, requests: int) -> AbstractContextManager[None]:
-    """The batch's span current while it is polled and collected (begun here if another process made the batch)."""
+def _batch_span(batch_id: str, codec: BatchCodec, requests: int, stored: str | None) -> AbstractContextManager[None]:
+    """The batch's span current while it is polled and collected: begun here, in the trace of the span its intent
+    opened (`stored`), if another process (or this one, before) made the batch."""
     if not tracing():
         return nullcontext()
     from lowtide.telemetry.batches import batch_current, start_batch
 
-    start_batch(
-        batch_id, provider=codec.name, gen_ai_provider=codec.telemetry_name(), calls=[], requests=requests, resumed=True
-    )
+    name = codec.telemetry_name()
+    start_batch(batch_id, provider=codec.name, gen_ai_provider=name, requests=requests, resumed=True, stored=stored)
     return batch_current(batch_id)
 
 

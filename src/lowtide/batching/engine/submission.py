@@ -43,6 +43,9 @@ class Submission(EngineCore):
         crashpoint("before-intent")
         batch_id = f"lt_{uuid.uuid4().hex}"
         now = self._clock.now()
+        # The batch's span opens before its intent is written, which keeps its trace context: whichever process
+        # collects the batch continues that trace (nothing is opened or written with telemetry off).
+        traced = tracing()
         try:
             intent = BatchIntent(
                 batch_id,
@@ -54,8 +57,13 @@ class Submission(EngineCore):
                 until=now + self.settings.lease_seconds,
                 now=now,
                 scope=self.scope,
+                trace=self._open_span(batch_id, len(entries)) if traced else "",
             )
             recorded = await self.ledger.record_intent(intent)
+        except BaseException as exc:
+            if traced:
+                _end(batch_id, "not recorded", exc)
+            raise
         finally:  # in the intent, or (its write failed) free to be queued again by a later call
             self._queued_keys.difference_update(e.key for e in entries)
             if not self._queued_keys:
@@ -63,9 +71,11 @@ class Submission(EngineCore):
         if len(recorded) < len(entries):
             entries = self._left_out(entries, recorded)
             if not entries:
+                if traced:
+                    _end(batch_id, "gathered elsewhere")
                 return
         crashpoint("after-intent")
-        if tracing():
+        if traced:
             self._trace_intent(batch_id, entries)
         keys = [e.key for e in entries]
         # Every custom_id here came from the backend's `custom_id_for`, so it is valid; params go as the JSON the
@@ -79,20 +89,20 @@ class Submission(EngineCore):
         if created == "unknown":
             self._reconciling[batch_id] = self._spawn(self._reconcile(batch_id), waiters=keys)
 
+    def _open_span(self, batch_id: str, requests: int) -> str:
+        """The batch's span opened at its intent; its trace context, which the intent keeps."""
+        from lowtide.telemetry.batches import start_batch
+
+        codec = self.backend.codec
+        return start_batch(batch_id, provider=codec.name, gen_ai_provider=codec.telemetry_name(), requests=requests)
+
     def _trace_intent(self, batch_id: str, entries: Sequence[Queued]) -> None:
         """The batch's span, linked both ways with the spans of this process's calls it carries."""
-        from lowtide.telemetry.batches import start_batch
+        from lowtide.telemetry.batches import carry
 
         traced, later = self._traced, self._later
         calls = [(e.key, traced.pop(e.key)) for e in entries if e.key in traced] if traced else []
-        start_batch(
-            batch_id,
-            provider=self.backend.name,
-            gen_ai_provider=self.backend.codec.telemetry_name(),
-            calls=calls,
-            later=[e.key for e in entries if e.key in later] if later else (),
-            requests=len(entries),
-        )
+        carry(batch_id, calls, [e.key for e in entries if e.key in later] if later else (), len(entries))
 
     def _left_out(self, entries: list[Queued], recorded: Sequence[str]) -> list[Queued]:
         """The entries the intent holds; the others were taken into another process's batch meanwhile (coalescing
@@ -170,18 +180,35 @@ class Submission(EngineCore):
         A candidate is a batch the API created after our intent (less `CLOCK_SKEW`) with the same number of
         requests that no other ledger record has claimed. Results confirm the match by `custom_id`.
         """
+        traced = tracing()
         try:
-            if tracing():  # its look-ups at the API are the batch's, not the first waiting call's
+            if traced:  # its look-ups at the API are the batch's, not the first waiting call's
+                await self._resumed_span(batch_id)
                 await _with_batch_span(batch_id, lambda: self._reconcile_once(batch_id))
             else:
                 await self._reconcile_once(batch_id)
         except ActorError as exc:
             # The API cannot be asked: the batch stays `unknown` for a later call, `lowtide collect` or process.
             log.warning("Could not reconcile batch %s: %s", batch_id, exc)
+            if traced:  # left unknown, for whichever process looks next
+                _end(batch_id, "left", exc)
             self._fail(list((await self.ledger.members(batch_id)).values()), exc)
         finally:
             self._reconciling.pop(batch_id, None)
+            if traced and batch_id not in self._pollers:  # no poller took the batch on: its span ends here
+                _end(batch_id, "left")
             self._placed()  # adopted, sent again or given up: the parked calls of its batch look again
+
+    async def _resumed_span(self, batch_id: str) -> None:
+        """The batch's span, in the trace its intent began, when this process reconciles a batch it holds no span of
+        (another process's intent, or this one's before a restart)."""
+        from lowtide.telemetry.batches import start_batch
+
+        record = await self.ledger.batch(batch_id)
+        if record is not None:
+            codec = self.backend.codec
+            start_batch(batch_id, provider=codec.name, gen_ai_provider=codec.telemetry_name(),
+                        requests=record.request_count, resumed=True, stored=record.trace)  # fmt: skip
 
     async def _reconcile_once(self, batch_id: str) -> None:
         """Apply `reconcile.decide` until it adopts a batch for this intent or sends its requests again.
@@ -369,6 +396,8 @@ class Submission(EngineCore):
             return False
         log.warning("Batch %s never reached the API; its requests are sent again.", batch_id)
         _reconciled(batch_id, "resent")
+        if tracing():  # its requests go in another batch, with a span of its own
+            _end(batch_id, "resent")
         for record in await self.ledger.requests_for(keys):
             self._enqueue(record)
         self._spawn(self._abandon(batch_id), waiters=[])
@@ -408,7 +437,7 @@ def _event(batch_id: str, name: str, attributes: Mapping[str, str | int | float 
     batch_event(batch_id, name, attributes)
 
 
-def _end(batch_id: str, state: str, error: BaseException | None) -> None:
+def _end(batch_id: str, state: str, error: BaseException | None = None) -> None:
     from lowtide.telemetry.batches import end_batch
 
     end_batch(batch_id, state, error)

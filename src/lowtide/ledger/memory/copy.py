@@ -56,7 +56,7 @@ def rows_of(ledger: Held, table: str) -> list[Row]:
             (b.id, b.provider, b.endpoint, b.provider_batch_id, b.state.value, b.phase, b.request_count,
              b.request_bytes, b.intent_at, b.submitted_at, b.ended_at, b.collected_at,
              stored_json(b.counts) if b.counts is not None else None, b.request_id, b.owner, b.owner_until, b.note,
-             stored_json(b.create_steps) if b.create_steps else None)
+             stored_json(b.create_steps) if b.create_steps else None, b.trace)
             for b in t.batches.values()
         ]  # fmt: skip
     if table == "requests":
@@ -126,7 +126,7 @@ def _load_row(ledger: Held, table: str, v: dict[str, Any]) -> None:
             owner_until=v["owner_until"], phase=v["phase"], submitted_at=v["submitted_at"], ended_at=v["ended_at"],
             collected_at=v["collected_at"], counts=json.loads(v["counts"]) if v["counts"] else None,
             request_id=v["request_id"], note=v["note"],
-            create_steps=json.loads(v["create_steps"]) if v["create_steps"] else {},
+            create_steps=json.loads(v["create_steps"]) if v["create_steps"] else {}, trace=v["trace"],
         )  # fmt: skip
     elif table == "requests":
         worst = v["worst_case_usd"]

@@ -283,6 +283,7 @@ class MemoryLedger(MemoryBatches, MemoryWebhooks, StoreDefaults):
                 intent_at=intent.now,
                 owner=intent.owner,
                 owner_until=intent.until,
+                trace=intent.trace or None,
             )
             t.members[batch_id] = sent
             for key in sent.values():

@@ -78,6 +78,7 @@ class StoredBatch:
     request_id: str | None = None
     note: str | None = None
     create_steps: dict[str, str] = field(default_factory=dict[str, str])
+    trace: str | None = None
 
 
 class MemoryTables:
@@ -255,4 +256,5 @@ def batch_record(b: StoredBatch) -> BatchRecord:
         owner=b.owner,
         owner_until=b.owner_until,
         note=b.note,
+        trace=b.trace,
     )

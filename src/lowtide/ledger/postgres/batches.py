@@ -70,8 +70,18 @@ def record_intent(intent: BatchIntent, *, location: str) -> Op[list[str]]:
     yield Sql("SET LOCAL enable_seqscan = off")
     made = yield Sql(
         "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
-        " owner, owner_until) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-        (batch_id, intent.provider, intent.endpoint, len(members), intent.request_bytes, now, owner, intent.until),
+        " owner, owner_until, trace) VALUES (%s, %s, %s, 'intent', %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
+        (
+            batch_id,
+            intent.provider,
+            intent.endpoint,
+            len(members),
+            intent.request_bytes,
+            now,
+            owner,
+            intent.until,
+            intent.trace or None,
+        ),
     )
     if made.rowcount == 0:
         # Recorded by an earlier attempt of this very call, whose commit applied but whose answer was lost (the server

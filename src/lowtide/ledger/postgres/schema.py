@@ -570,6 +570,8 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     );
     CREATE INDEX spend_audit_at ON spend_audit (at);
     """,
+    # 15: the trace context of a batch's span, as the SQLite ledger's schema 15 has it.
+    "ALTER TABLE batches ADD COLUMN trace TEXT;",
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

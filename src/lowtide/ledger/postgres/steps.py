@@ -44,7 +44,7 @@ NOTIFY: LiteralString = f"SELECT pg_notify('{NOTICE_CHANNEL}', %s)"
 BATCH: LiteralString = (
     "SELECT b.id, b.provider, b.endpoint, b.provider_batch_id, b.state, b.phase, b.request_count, b.request_bytes,"
     " b.intent_at, b.submitted_at, b.ended_at, b.collected_at, b.counts, b.request_id, b.owner,"
-    " COALESCE(w.lease_until, b.owner_until) AS owner_until, b.note"
+    " COALESCE(w.lease_until, b.owner_until) AS owner_until, b.note, b.trace"
     " FROM batches b LEFT JOIN owners w ON w.owner = b.owner"
 )
 """A batch as the ledger's readers see it: its owner's lease is the owner's heartbeat, when it keeps one."""

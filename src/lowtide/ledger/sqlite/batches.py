@@ -60,7 +60,7 @@ class BatchRows(RequestRows):
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO batches (id, provider, endpoint, state, request_count, request_bytes, intent_at,"
-                " owner, owner_until) VALUES (?, ?, ?, 'intent', ?, ?, ?, ?, ?)",
+                " owner, owner_until, trace) VALUES (?, ?, ?, 'intent', ?, ?, ?, ?, ?, ?)",
                 (
                     batch_id,
                     intent.provider,
@@ -70,6 +70,7 @@ class BatchRows(RequestRows):
                     intent.now,
                     intent.owner,
                     intent.until,
+                    intent.trace or None,
                 ),
             )
             # In key order: the index by key then takes them in one pass, not 100,000 scattered inserts whose pages

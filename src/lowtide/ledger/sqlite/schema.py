@@ -11,20 +11,9 @@ import sqlite3
 from lowtide.ledger.interface import LedgerVersionError
 
 __all__ = [
-    "MIGRATIONS",
-    "NEW_FORM",
-    "REQUEST_BATCH",
-    "REQUEST_OUTCOME",
-    "REQUEST_STATE",
-    "SCHEMA_VERSION",
-    "TOTALS",
-    "TOTALS_ONCE",
-    "add_totals",
-    "last_result",
-    "latest_membership",
-    "migrate",
-    "statements",
-]
+    "MIGRATIONS", "NEW_FORM", "REQUEST_BATCH", "REQUEST_OUTCOME", "REQUEST_STATE", "SCHEMA_VERSION", "TOTALS",
+    "TOTALS_ONCE", "add_totals", "last_result", "latest_membership", "migrate", "statements",
+]  # fmt: skip
 
 
 def latest_membership(key: str) -> str:
@@ -406,6 +395,9 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX spend_audit_at ON spend_audit (at);
     """,
+    # 15: the trace context of a batch's span (`BatchIntent.trace`), written with its intent when telemetry is on, so
+    # that whichever process polls and collects the batch continues its trace; NULL, and never read, while it is off.
+    "ALTER TABLE batches ADD COLUMN trace TEXT;",
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
