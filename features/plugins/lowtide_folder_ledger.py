@@ -478,9 +478,17 @@ class FolderSpending:
         with self._store.writing() as ledger:
             return ledger.spending.reserve(entry)
 
+    def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
+        with self._store.writing() as ledger:
+            return ledger.spending.reserve_all(entries)
+
     def release(self, key: str, *, at: float, host: str) -> None:
         with self._store.writing() as ledger:
             ledger.spending.release(key, at=at, host=host)
+
+    def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
+        with self._store.writing() as ledger:
+            ledger.spending.release_all(keys, at=at, host=host)
 
     def record_audit(self, record: AuditRecord) -> None:
         with self._store.writing() as ledger:

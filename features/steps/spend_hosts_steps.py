@@ -58,6 +58,47 @@ def step_hosts_race(context: Context, hosts: int, count: int, usd: str, team: st
     context.spend_admissions = admissions
 
 
+@when(
+    "{hosts:d} hosts, each with its own connections, reserve {groups:d} groups of {size:d} requests of ${usd} each for"
+    ' team "{team}" at once'
+)
+def step_hosts_race_groups(context: Context, hosts: int, groups: int, size: int, usd: str, team: str) -> None:
+    stores = [PostgresLedger(context.postgres_url) for _ in range(hosts)]
+    for store in stores:
+        context.add_cleanup(store.close)
+        store.spending.caps()
+    start = threading.Barrier(hosts)
+    admissions: list[Admission] = []
+    lock = threading.Lock()
+
+    def host(index: int) -> None:
+        start.wait()
+        for g in range(groups):
+            entries = [
+                SpendEntry(
+                    f"h{index}-{g}-{n}", Owner(team=team), "planner", "claude-sonnet-5-5", Decimal(usd), 1_000.0 + g,
+                    f"host-{index}",
+                )
+                for n in range(size)
+            ]  # fmt: skip
+            admission = stores[index].spending.reserve_all(entries)
+            with lock:
+                admissions.append(admission)
+
+    threads = [threading.Thread(target=host, args=(i,)) for i in range(hosts)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    context.spend_admissions = admissions
+
+
+@then("{admitted:d} groups were admitted and {refused:d} refused")
+def step_groups_admitted(context: Context, admitted: int, refused: int) -> None:
+    outcomes = [a.admitted for a in context.spend_admissions]
+    assert (outcomes.count(True), outcomes.count(False)) == (admitted, refused), outcomes
+
+
 @then("{admitted:d} requests were admitted and {refused:d} refused")
 def step_admitted(context: Context, admitted: int, refused: int) -> None:
     outcomes = [a.admitted for a in context.spend_admissions]

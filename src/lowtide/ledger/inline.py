@@ -259,8 +259,14 @@ class InlineSpending:
     async def reserve(self, entry: SpendEntry) -> Admission:
         return self.sync.reserve(entry)
 
+    async def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
+        return self.sync.reserve_all(entries)
+
     async def release(self, key: str, *, at: float, host: str) -> None:
         self.sync.release(key, at=at, host=host)
+
+    async def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
+        self.sync.release_all(keys, at=at, host=host)
 
     async def record_audit(self, record: AuditRecord) -> None:
         self.sync.record_audit(record)
