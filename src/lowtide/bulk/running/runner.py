@@ -47,7 +47,7 @@ from lowtide.bulk.planning.converted import converted_files
 from lowtide.bulk.planning.live_plan import LivePlan, live_plan
 from lowtide.bulk.planning.plain_jobs import PlainJobs
 from lowtide.bulk.planning.requests import RunRequests
-from lowtide.bulk.planning.route_plan import check_deadline, run_route
+from lowtide.bulk.planning.route_plan import DEADLINE_OPTION, check_deadline, deadline_option, kept_deadline, run_route
 from lowtide.bulk.progress.reporters import ProgressCallback, ReporterMode
 from lowtide.bulk.recorded.conversions import CONVERSIONS_OPTION, conversions_option, recall_conversions
 from lowtide.bulk.recorded.identity import INPUT_OPTION, fingerprint_settings, input_key, known_run, qualified
@@ -313,7 +313,10 @@ class BulkRun(RunRequests):
         if not self._recorded(checked):
             # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
             await preflight(self, checked, self.actor.provider(self._mode()))
+            if self.deadline is not None:  # a deadline no route meets: refused before the run is recorded
+                await run_route(self, self._prepare(checked, write=False), self.deadline)
         prepared = self._prepare(checked, write=True, hold=hold)
+        self.deadline = self.deadline or kept_deadline(self, prepared.run_id)  # resumed or retried: as recorded
         wanted = set(only) if only is not None else None
         if wanted is not None:
             prepared.to_send = array("q", (index for index in prepared.to_send if index in wanted))
@@ -502,4 +505,5 @@ class BulkRun(RunRequests):
             "post_process_timeout": self.post_process_timeout,
             INPUT_OPTION: self._input_key(),
             CONVERSIONS_OPTION: conversions_option(self.jobs, self._files),
+            DEADLINE_OPTION: deadline_option(self.deadline),
         }
