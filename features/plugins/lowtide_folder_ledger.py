@@ -447,6 +447,10 @@ class FolderJournal:
         with self._store.reading() as ledger:
             return ledger.agent_journal.entries(run_id)
 
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        with self._store.reading() as ledger:
+            return ledger.agent_journal.entries_of(run_ids)
+
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         with self._store.writing() as ledger:
             return ledger.agent_journal.put_entry(entry)

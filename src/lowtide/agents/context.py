@@ -10,7 +10,7 @@ import contextlib
 import functools
 import inspect
 import typing
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -26,6 +26,7 @@ from lowtide.batching.crashpoints import crashpoint
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError, AgentDivergedError, BudgetExceededError, ConfigurationError
 from lowtide.ledger.journal_records import AgentState, EntryKind, JournalEntry
+from lowtide.ledger.records import RequestRecord
 from lowtide.messages.structured import parse_response
 from lowtide.types import ActorResponse
 
@@ -87,6 +88,7 @@ class AgentContext:
         *,
         max_cost_usd: Decimal | None = None,
         holder: str | None = None,
+        answers: Mapping[str, RequestRecord] | None = None,
     ) -> None:
         self.run_id = run_id
         self._holder = holder
@@ -96,6 +98,8 @@ class AgentContext:
         self._store = store
         self._journal = store.agent_journal
         self._entries = {e.position: e for e in entries}
+        self._answers = dict(answers or {})
+        """Records of turns' requests read before this advance (by its `resume` pass), each used once, unread again."""
         self._clock = clock
         self._position = 0
         self._step_key: str | None = None
@@ -194,13 +198,16 @@ class AgentContext:
                     field="ledger",
                 )
             # A turn first journaled now was submitted by no earlier process (its intent comes first): nothing to read.
-            record = await self._io(lambda: ledger.request(entry.key)) if known else None
+            # One its pass read already (the run was parked on it) is not read again, here nor by `result`.
+            record = self._answers.pop(entry.key, None) if known else None
+            if known and record is None:
+                record = await self._io(lambda: ledger.request(entry.key))
             if record is None or not record.state.final:
                 limited = self._budgeted(kwargs)
                 with self._as_runs_budget(kwargs, limited):
                     await actor.submit(prompt, key=entry.key, **limited)  # never twice: the ledger knows the key
                 raise Parked(entry.key)
-            response = await self._answered(entry, actor.result(entry.key))
+            response = await self._answered(entry, actor.result(entry.key, known=record))
         return parse_response(response, response_model) if response_model is not None else response
 
     def _budgeted(self, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ transaction, so that the rules (who holds the lease, which state may follow whic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
@@ -43,6 +43,11 @@ class AgentJournal(Protocol):
 
     def entries(self, run_id: str) -> list[JournalEntry]:
         """The run's journal, by position."""
+        ...
+
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        """`entries` of many runs read together: what a `resume` pass replays, a read a pass rather than one a run.
+        Each id asked to its journal, by position (empty for a run with none)."""
         ...
 
     def put_entry(self, entry: JournalEntry) -> JournalEntry:

@@ -134,9 +134,13 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
             raise failure
         return outcome
 
-    async def attach(self, key: str, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
-        """Wait for the answer of a key already in the ledger (parked earlier, maybe by another process)."""
-        record = await self.ledger.request(key)
+    async def attach(
+        self, key: str, response_model: type[BaseModel] | None = None, *, known: RequestRecord | None = None
+    ) -> ActorResponse[object]:
+        """Wait for the answer of a key already in the ledger (parked earlier, maybe by another process). `known`:
+        its record as the caller has just read it (an agent's `resume` pass reads its runs' answers together), not
+        read again."""
+        record = known if known is not None and known.key == key else await self.ledger.request(key)
         if record is None:
             raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
         return self.deliver(await self._final(record), response_model)

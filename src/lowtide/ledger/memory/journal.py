@@ -4,7 +4,7 @@ under the ledger's one lock, with the meaning the SQLite store's tables give the
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from lowtide.ledger.journal import EntryChange, RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
@@ -54,6 +54,16 @@ class MemoryJournal:
         with self._lock:
             found = [e for (r, _), e in self.journal.items() if r == run_id]
         return sorted(found, key=lambda e: e.position)
+
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        found: dict[str, list[JournalEntry]] = {run_id: [] for run_id in run_ids}
+        with self._lock:
+            for (run_id, _), entry in self.journal.items():
+                if run_id in found:
+                    found[run_id].append(entry)
+        for entries in found.values():
+            entries.sort(key=lambda e: e.position)
+        return found
 
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         with self._lock:

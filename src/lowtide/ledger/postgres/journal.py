@@ -5,7 +5,7 @@ hosts at once is recorded by one (`ON CONFLICT DO NOTHING`), the other handed th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import LiteralString, TypeVar
 
@@ -71,6 +71,9 @@ class PostgresJournal:
 
     def entries(self, run_id: str) -> list[JournalEntry]:
         return self._do("read an agent's journal", partial(_entries, run_id), transaction=False)
+
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        return self._do("read agents' journals", partial(_entries_of, list(run_ids)), transaction=False)
 
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         return self._do("journal an agent's intent", partial(_put_entry, entry))
@@ -138,6 +141,17 @@ def _entry(run_id: str, position: int, *, lock: bool) -> Op[JournalEntry | None]
 def _entries(run_id: str) -> Op[list[JournalEntry]]:
     reply = yield Sql(f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = %s ORDER BY position", (run_id,))
     return [entry_of(row) for row in reply.rows]
+
+
+def _entries_of(run_ids: list[str]) -> Op[dict[str, list[JournalEntry]]]:
+    found: dict[str, list[JournalEntry]] = {run_id: [] for run_id in run_ids}
+    reply = yield Sql(
+        f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ANY(%s) ORDER BY run_id, position", (list(found),)
+    )
+    for row in reply.rows:
+        entry = entry_of(row)
+        found[entry.run_id].append(entry)
+    return found
 
 
 def _put_entry(entry: JournalEntry) -> Op[JournalEntry]:

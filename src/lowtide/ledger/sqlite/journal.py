@@ -4,7 +4,7 @@ of two processes changing a run at once the second sees the first's change."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from lowtide.ledger.journal import EntryChange, RunChange
 from lowtide.ledger.journal_records import (
@@ -78,6 +78,17 @@ class SqliteJournal:
     def entries(self, run_id: str) -> list[JournalEntry]:
         rows = self.ledger.select(f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? ORDER BY position", (run_id,))
         return [entry_of(row) for row in rows]
+
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        found: dict[str, list[JournalEntry]] = {run_id: [] for run_id in run_ids}
+        ids = list(found)
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            query = f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id IN ({', '.join('?' * len(chunk))})"
+            for row in self.ledger.select(query + " ORDER BY run_id, position", chunk):
+                entry = entry_of(row)
+                found[entry.run_id].append(entry)
+        return found
 
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         with self.ledger.transaction() as db:
