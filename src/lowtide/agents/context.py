@@ -22,10 +22,11 @@ from lowtide.agents.budget import over, turn_arguments
 from lowtide.agents.failures import JournaledError, journaled, replayed
 from lowtide.agents.lease import lease_kept
 from lowtide.agents.values import decoded, encoded, fingerprint, reference_of, unstorable, unstorable_type
+from lowtide.agents.writes import JournalWrites
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError, AgentDivergedError, BudgetExceededError, ConfigurationError
-from lowtide.ledger.journal_records import AgentState, EntryKind, JournalEntry
+from lowtide.ledger.journal_records import EntryKind, JournalEntry
 from lowtide.ledger.records import RequestRecord
 from lowtide.messages.structured import parse_response
 from lowtide.types import ActorResponse
@@ -89,6 +90,7 @@ class AgentContext:
         max_cost_usd: Decimal | None = None,
         holder: str | None = None,
         answers: Mapping[str, RequestRecord] | None = None,
+        writes: JournalWrites | None = None,
     ) -> None:
         self.run_id = run_id
         self._holder = holder
@@ -96,7 +98,8 @@ class AgentContext:
         self.max_cost_usd = max_cost_usd
         """The run's budget over all its turns, or None."""
         self._store = store
-        self._journal = store.agent_journal
+        self._writes = writes or JournalWrites(store)
+        """The journal's writes and stop checks, made together with those of the runs advancing beside this one."""
         self._entries = {e.position: e for e in entries}
         self._answers = dict(answers or {})
         """Records of turns' requests read before this advance (by its `resume` pass), each used once, unread again."""
@@ -144,7 +147,7 @@ class AgentContext:
             error=None, cost_usd=None, idempotent=idempotent, retry=False, attempts=1, started_at=self._clock.now(),
             ended_at=None,
         )  # fmt: skip
-        stored = await self._io(lambda: self._journal.put_entry(entry))
+        stored = await self._writes.put(entry)
         self._entries[position] = stored
         return stored, False
 
@@ -153,12 +156,11 @@ class AgentContext:
     ) -> None:
         now = self._clock.now()
         settled = replace(entry, result=result, error=error, cost_usd=cost, ended_at=now)
-        await self._io(lambda: self._journal.change_entry(entry.run_id, entry.position, lambda _: settled))
+        await self._writes.change(entry.run_id, entry.position, lambda _: settled)
         self._entries[entry.position] = settled
 
     async def _check_stopped(self) -> None:
-        run = await self._io(lambda: self._journal.agent_run(self.run_id))
-        if run is not None and run.state is AgentState.STOPPED:
+        if await self._writes.stopped(self.run_id):
             raise Stopped()
 
     # -- model turns -------------------------------------------------------------------------------------------------
@@ -278,7 +280,7 @@ class AgentContext:
             if not (entry.idempotent or entry.retry):
                 raise InDoubt(entry)
             again = replace(entry, retry=False, attempts=entry.attempts + 1, started_at=self._clock.now())
-            await self._io(lambda: self._journal.change_entry(entry.run_id, entry.position, lambda _: again))
+            await self._writes.change(entry.run_id, entry.position, lambda _: again)
             entry = self._entries[entry.position] = again
         self._step_key = entry.key
         try:

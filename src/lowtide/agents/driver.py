@@ -14,6 +14,7 @@ from lowtide.agents import rules
 from lowtide.agents.asking import ask
 from lowtide.agents.context import AgentContext, InDoubt, Parked, Stopped, WaitingOnPerson
 from lowtide.agents.values import encoded, unstorable
+from lowtide.agents.writes import JournalWrites
 from lowtide.batching.keys import owner_id
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.ledger.journal import RunChange
@@ -37,6 +38,8 @@ class Read:
 
     entries: list[JournalEntry]
     answers: Mapping[str, RequestRecord] = field(default_factory=dict[str, RequestRecord])
+    writes: JournalWrites | None = None
+    """The writes shared by the runs advancing together (a `resume` pass), else the run's own."""
 
 
 async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: Clock | None = None) -> AgentRun | None:
@@ -102,6 +105,7 @@ async def _advanced(
         max_cost_usd=None if budget is None else Decimal(budget),
         holder=owner,
         answers=read.answers,
+        writes=read.writes,
     )
     try:
         value = await fn(ctx, *given.get("args", []), **given.get("kwargs", {}))

@@ -11,11 +11,13 @@ from typing import Protocol
 
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 
-__all__ = ["AgentJournal", "EntryChange", "RunChange"]
+__all__ = ["AgentJournal", "EntryAt", "EntryChange", "RunChange"]
 
 RunChange = Callable[[AgentRun], AgentRun | None]
 """Given the run as stored, the run to store instead, or None to leave it (the change does not apply)."""
 EntryChange = Callable[[JournalEntry], JournalEntry | None]
+EntryAt = tuple[str, int, EntryChange]
+"""A change of the entry at (run id, position)."""
 
 
 class AgentJournal(Protocol):
@@ -56,4 +58,15 @@ class AgentJournal(Protocol):
 
     def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
         """`change_run` for the entry at `position`."""
+        ...
+
+    def write_entries(
+        self, intents: Sequence[JournalEntry], changes: Sequence[EntryAt]
+    ) -> tuple[list[JournalEntry], list[JournalEntry | None]]:
+        """`put_entry` of each intent and `change_entry` of each change, in one transaction: what the runs of a
+        `resume` pass write at one moment, rather than a transaction each. Their answers, in the order given."""
+        ...
+
+    def runs_of(self, run_ids: Sequence[str]) -> dict[str, AgentRun]:
+        """The runs of those ids the ledger has, read together (whether any was stopped meanwhile)."""
         ...

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 
-from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal import EntryAt, EntryChange, RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 
 __all__ = ["MemoryJournal"]
@@ -76,3 +76,14 @@ class MemoryJournal:
             if changed is not None:
                 self.journal[(run_id, position)] = changed
             return changed
+
+    def write_entries(
+        self, intents: Sequence[JournalEntry], changes: Sequence[EntryAt]
+    ) -> tuple[list[JournalEntry], list[JournalEntry | None]]:
+        with self._lock:
+            put = [self.put_entry(entry) for entry in intents]
+            return put, [self.change_entry(run_id, position, change) for run_id, position, change in changes]
+
+    def runs_of(self, run_ids: Sequence[str]) -> dict[str, AgentRun]:
+        with self._lock:
+            return {run_id: run for run_id in run_ids if (run := self.runs.get(run_id)) is not None}
