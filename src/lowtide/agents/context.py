@@ -90,7 +90,6 @@ class AgentContext:
         max_cost_usd: Decimal | None = None,
         holder: str | None = None,
         answers: Mapping[str, RequestRecord] | None = None,
-        writes: JournalWrites | None = None,
     ) -> None:
         self.run_id = run_id
         self._holder = holder
@@ -98,8 +97,6 @@ class AgentContext:
         self.max_cost_usd = max_cost_usd
         """The run's budget over all its turns, or None."""
         self._store = store
-        self._writes = writes or JournalWrites(store)
-        """The journal's writes and stop checks, made together with those of the runs advancing beside this one."""
         self._entries = {e.position: e for e in entries}
         self._answers = dict(answers or {})
         """Records of turns' requests read before this advance (by its `resume` pass), each used once, unread again."""
@@ -118,6 +115,11 @@ class AgentContext:
     @property
     def cost_usd(self) -> Decimal:
         return sum((e.cost_usd or Decimal(0) for e in self._entries.values()), Decimal(0))
+
+    def _writes(self) -> JournalWrites:
+        """The journal's writes and stop checks, made together with those of the runs this event loop advances beside
+        this one (`JournalWrites.of`)."""
+        return JournalWrites.of(self._store)
 
     # -- the journal at the next position ----------------------------------------------------------------------------
 
@@ -147,7 +149,7 @@ class AgentContext:
             error=None, cost_usd=None, idempotent=idempotent, retry=False, attempts=1, started_at=self._clock.now(),
             ended_at=None,
         )  # fmt: skip
-        stored = await self._writes.put(entry)
+        stored = await self._writes().put(entry)
         self._entries[position] = stored
         return stored, False
 
@@ -156,11 +158,11 @@ class AgentContext:
     ) -> None:
         now = self._clock.now()
         settled = replace(entry, result=result, error=error, cost_usd=cost, ended_at=now)
-        await self._writes.change(entry.run_id, entry.position, lambda _: settled)
+        await self._writes().change(entry.run_id, entry.position, lambda _: settled)
         self._entries[entry.position] = settled
 
     async def _check_stopped(self) -> None:
-        if await self._writes.stopped(self.run_id):
+        if await self._writes().stopped(self.run_id):
             raise Stopped()
 
     # -- model turns -------------------------------------------------------------------------------------------------
@@ -280,7 +282,7 @@ class AgentContext:
             if not (entry.idempotent or entry.retry):
                 raise InDoubt(entry)
             again = replace(entry, retry=False, attempts=entry.attempts + 1, started_at=self._clock.now())
-            await self._writes.change(entry.run_id, entry.position, lambda _: again)
+            await self._writes().change(entry.run_id, entry.position, lambda _: again)
             entry = self._entries[entry.position] = again
         self._step_key = entry.key
         try:

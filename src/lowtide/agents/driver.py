@@ -38,8 +38,6 @@ class Read:
 
     entries: list[JournalEntry]
     answers: Mapping[str, RequestRecord] = field(default_factory=dict[str, RequestRecord])
-    writes: JournalWrites | None = None
-    """The writes shared by the runs advancing together (a `resume` pass), else the run's own."""
 
 
 async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: Clock | None = None) -> AgentRun | None:
@@ -54,11 +52,14 @@ async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: 
     return await advance_held(fn, store, held, owner, clock)
 
 
-async def advance_held(fn: AgentFunction, store: LedgerStore, held: AgentRun, owner: str, clock: Clock) -> AgentRun:
-    """Advance a run this process holds (`owner`), and write what it came to: the run as it then stands."""
+async def advance_held(
+    fn: AgentFunction, store: LedgerStore, held: AgentRun, owner: str, clock: Clock, *, read: Read | None = None
+) -> AgentRun:
+    """Advance a run this process holds (`owner`), and write what it came to (with the ends of the other runs this
+    event loop advances at the same moment): the run as it then stands."""
     journal = store.agent_journal
-    change = await advanced(fn, store, held, owner, clock)
-    written = await ask(store, lambda: journal.change_run(held.run_id, change))
+    change = await advanced(fn, store, held, owner, clock, read=read)
+    written = await JournalWrites.of(store).change_run(held.run_id, change)
     if written is None:  # stopped meanwhile: as the stop left it
         written = await ask(store, lambda: journal.agent_run(held.run_id))
     assert written is not None, held.run_id
@@ -105,7 +106,6 @@ async def _advanced(
         max_cost_usd=None if budget is None else Decimal(budget),
         holder=owner,
         answers=read.answers,
-        writes=read.writes,
     )
     try:
         value = await fn(ctx, *given.get("args", []), **given.get("kwargs", {}))

@@ -21,7 +21,6 @@ from lowtide.agents.asking import ask
 from lowtide.agents.driver import Read, advanced
 from lowtide.agents.values import SCRIPT_MODULE
 from lowtide.agents.waiting import advanceable_now
-from lowtide.agents.writes import JournalWrites
 from lowtide.batching.gathering import Gathering
 from lowtide.batching.keys import owner_id
 from lowtide.calls import parking
@@ -154,12 +153,10 @@ def _reads(store: LedgerStore, runs: list[AgentRun]) -> dict[str, Read]:
     journals = store.agent_journal.entries_of([run.run_id for run in runs])
     awaited = [run.awaiting for run in runs if run.awaiting is not None]
     records = {record.key: record for record in store.requests_for(awaited)} if awaited else {}
-    writes = JournalWrites(store)
     return {
         run.run_id: Read(
             journals[run.run_id],
             {run.awaiting: records[run.awaiting]} if run.awaiting is not None and run.awaiting in records else {},
-            writes,
         )
         for run in runs
     }

@@ -124,7 +124,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
             outcome = self._refused(record.key, outcome)
             if record.state is RequestState.PENDING and not self._mine(record):
                 record = await self._rescue_pending(record)
-        return await self.ticket(record.key)
+        # The record just read is where it stands: not read again; its batch read once for the calls of this moment.
+        return ticket_of(record.key, record, await self._batch(record.batch_id) if record.batch_id else None)
 
     def _refused(self, key: str, outcome: asyncio.Future[Settled] | None) -> asyncio.Future[Settled] | None:
         """The future of a parked call's outcome while it is the engine's (once failed it is dropped, and the
