@@ -22,6 +22,7 @@ from lowtide.agents.driver import Read, advanced
 from lowtide.agents.values import SCRIPT_MODULE
 from lowtide.agents.waiting import advanceable_now
 from lowtide.batching.gathering import Gathering
+from lowtide.batching.gc_tuning import freeze_survivors, thaw
 from lowtide.batching.keys import owner_id
 from lowtide.calls import parking
 from lowtide.core.clock import Clock, SystemClock
@@ -131,15 +132,21 @@ async def resume_once(
     held = await ask(store, lambda: journal.change_runs({run.run_id: rules.lease(owner, now) for run, _ in due}))
     going = [(taken, found) for run, found in due if (taken := held[run.run_id]) is not None]
     reads = await ask(store, lambda: _reads(store, [run for run, _ in going]))
+    # Thousands of runs replaying at once: what is alive now (their runs, journals, answers) lives until the pass ends,
+    # and the collector's full passes need not walk it meanwhile; given back once the pass has written its ends.
+    freeze_survivors(len(going))
     together = Gathering(len(going))
 
     async def advance(run: AgentRun, found: Agent) -> RunChange:
         with together.member():
             return await advanced(found.fn, store, run, owner, clock, read=reads[run.run_id])
 
-    changes = await asyncio.gather(*(advance(run, found) for run, found in going))
-    ends = {run.run_id: change for (run, _), change in zip(going, changes, strict=True)}
-    written = await ask(store, lambda: journal.change_runs(ends))
+    try:
+        changes = await asyncio.gather(*(advance(run, found) for run, found in going))
+        ends = {run.run_id: change for (run, _), change in zip(going, changes, strict=True)}
+        written = await ask(store, lambda: journal.change_runs(ends))
+    finally:
+        thaw()
     for run_id, run in written.items():
         now_as = run if run is not None else await ask(store, lambda run_id=run_id: journal.agent_run(run_id))
         if now_as is not None:
