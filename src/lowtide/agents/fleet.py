@@ -105,7 +105,7 @@ async def resume_once(
         importlib.import_module(module)
     done = Advanced()
     try:
-        await parking.collect(store, client=client, api_key_env=api_key_env, clock=clock)
+        await parking.collect_ended(store, client=client, api_key_env=api_key_env, clock=clock)
     except (
         APIError,
         ConfigurationError,
