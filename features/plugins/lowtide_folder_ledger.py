@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal import EntryAt, EntryChange, RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
 from lowtide.ledger.memory import MemoryLedger
@@ -447,6 +447,10 @@ class FolderJournal:
         with self._store.reading() as ledger:
             return ledger.agent_journal.entries(run_id)
 
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        with self._store.reading() as ledger:
+            return ledger.agent_journal.entries_of(run_ids)
+
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         with self._store.writing() as ledger:
             return ledger.agent_journal.put_entry(entry)
@@ -454,6 +458,16 @@ class FolderJournal:
     def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
         with self._store.writing() as ledger:
             return ledger.agent_journal.change_entry(run_id, position, change)
+
+    def write_entries(
+        self, intents: Sequence[JournalEntry], changes: Sequence[EntryAt]
+    ) -> tuple[list[JournalEntry], list[JournalEntry | None]]:
+        with self._store.writing() as ledger:
+            return ledger.agent_journal.write_entries(intents, changes)
+
+    def runs_of(self, run_ids: Sequence[str]) -> dict[str, AgentRun]:
+        with self._store.reading() as ledger:
+            return ledger.agent_journal.runs_of(run_ids)
 
 
 class FolderSpending:

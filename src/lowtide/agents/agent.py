@@ -11,7 +11,7 @@ from typing import Any
 
 from lowtide.agents.approvals import approve_run
 from lowtide.agents.asking import ask
-from lowtide.agents.driver import AgentFunction, advance, advance_held
+from lowtide.agents.driver import AgentFunction, Read, advance, advance_held
 from lowtide.agents.rules import LEASE_SECONDS
 from lowtide.agents.values import decoded, encoded, reference_of, unstorable
 from lowtide.agents.waiting import answered, collect_for
@@ -120,8 +120,8 @@ class Agent:
                 f" {self.reference}: give this run another id.",
                 field="run_id",
             )
-        if created:
-            await advance_held(self.fn, store, stored, owner, self.clock)
+        if created:  # a journal of nothing yet: not read
+            await advance_held(self.fn, store, stored, owner, self.clock, read=Read([]))
         return AgentHandle(run_id, store)
 
     async def advance(self, run_id: str, *, ledger: LedgerLike = None) -> AgentHandle:
