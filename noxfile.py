@@ -56,7 +56,9 @@ nox.options.sessions = [
     "types",
     "pydantic_ai",
     "langchain",
+    "gemini_lowest",
     "serve_clients",
+    "installs",
     "lint",
     "coverage_report",
 ]
@@ -72,6 +74,9 @@ TEST_DEPS = [
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
 PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
 LANGCHAIN = "langchain-core==1.7.2"
+# The lowest google-genai lowtide's gemini extra allows (the first whose HttpOptions takes an httpx2 client): the
+# 2.x line pydantic-ai-slim[google] pins; the other sessions install the newest (3.x). `gemini_lowest` runs on it.
+GEMINI_LOWEST = "google-genai==2.18.0"
 # LangChain's standard tests for chat models, run by the `langchain` session against lowtide's (with pytest: its kit).
 LANGCHAIN_TESTS = "langchain-tests==1.1.9"
 # Robot suites run side by side (pabot), this many at a time: on two cores they wait far more than they compute.
@@ -359,6 +364,44 @@ def langchain(session: nox.Session) -> None:
             "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function", "-rsx",
             "--junitxml", f"{RESULTS}/langchain/standard_tests.xml", "features/integrations/langchain_kit",
         )  # fmt: skip
+
+
+# The feature files that call Gemini through google-genai, run again on its lowest allowed version (`gemini_lowest`).
+GEMINI_FEATURES = [
+    f"features/{name}.feature" for name in (
+        "gemini_live", "gemini_live_more", "gemini_batch", "gemini_batch_cli", "emulator_gemini",
+        "emulator_gemini_batch", "serve_gemini", "serve_gemini_shapes", "streaming", "ledger_rebuild",
+    )
+]  # fmt: skip
+GEMINI_INTEGRATIONS = [
+    "features/integrations/pydantic_ai_gemini.feature",
+    "features/integrations/langchain_gemini.feature",
+]
+
+
+@nox.session(name="gemini_lowest")
+def gemini_lowest(session: nox.Session) -> None:
+    """The Gemini scenarios (live, batch, serve, the emulator; both frameworks over a Gemini actor, in a second behave
+    run: the integrations have steps of their own) on the lowest google-genai the gemini extra allows (GEMINI_LOWEST,
+    a 2.x), measured by coverage."""
+    session.install("-e", f".[pydantic-ai,langchain,{PROVIDERS}]", PYDANTIC_AI, LANGCHAIN, GEMINI_LOWEST, *TEST_DEPS)
+    session.run("python", "-c", "import google.genai as g; print('google-genai', g.__version__)")
+    _contain_ledger(session)
+    _measure(session)
+    junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{session.name}"]
+    session.run("coverage", "run", "-p", "-m", "behave", *junit, *GEMINI_FEATURES)
+    session.run(
+        "coverage", "run", "-p", "-m", "behave", "--tags=@pydantic_ai or @langchain", *junit, *GEMINI_INTEGRATIONS
+    )
+
+
+@nox.session
+def installs(session: nox.Session) -> None:
+    """lowtide with every provider's and framework's extra resolved beside pydantic-ai-slim's provider extras and
+    langchain-anthropic, -openai and -google-genai at their current releases (`features/support/framework_installs.py`:
+    uv's cache first, the index when the cache cannot answer); a conflict fails with uv's explanation."""
+    session.install("uv>=0.5")
+    session.run("python", "features/support/framework_installs.py", "--uv", str(Path(session.bin) / "uv"))
 
 
 def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
