@@ -75,7 +75,9 @@ def step_thinking_first(context: Context) -> None:
     events = context.streamed
     starts = [event.part for event in events if isinstance(event, PartStartEvent)]
     assert [type(part) for part in starts] == [ThinkingPart, TextPart], starts
-    thinking = starts[0].content + "".join(
+    first = starts[0]
+    assert isinstance(first, ThinkingPart), first
+    thinking = first.content + "".join(
         event.delta.content_delta or ""
         for event in events
         if isinstance(event, PartDeltaEvent) and isinstance(event.delta, ThinkingPartDelta)
