@@ -347,7 +347,8 @@ def serve_clients(session: nox.Session) -> None:
 @nox.session(name="pydantic_ai")
 def pydantic_ai(session: nox.Session) -> None:
     """pydantic-ai agents over lowtide's model (`features/integrations/pydantic_ai*.feature`: Anthropic, Gemini, Groq,
-    Together, Mistral, Azure OpenAI and Bedrock actors; streaming), measured by coverage."""
+    Together, Mistral, Azure OpenAI and Bedrock actors; streaming; pydantic-ai's documented examples), measured by
+    coverage."""
     _integration(session, "pydantic-ai", PYDANTIC_AI, "pydantic_ai")
 
 
@@ -417,6 +418,7 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
                               f"features/integrations/{name}_providers.feature",
                               f"features/integrations/{name}_stream.feature",
                               *map(str, Path("features/integrations").glob(f"{name}_durable.feature")),
+                              *map(str, Path("features/integrations").glob(f"{name}_examples.feature")),
                               README_EXAMPLES]),
     )  # fmt: skip
 
