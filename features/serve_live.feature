@@ -39,6 +39,7 @@ Feature: lowtide serve in live mode relays a streamed answer while it is written
     Examples:
       | sdk                                      |
       | the Anthropic SDK's messages.stream      |
+      | the OpenAI SDK's responses.stream        |
       | the Gemini SDK's generate_content_stream |
 
   Scenario: A client that leaves mid-stream cancels the upstream call, and nothing is left running or unretrieved

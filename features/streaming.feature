@@ -47,9 +47,10 @@ Feature: An actor's answer streamed as it is written
     And the pieces of thinking joined are the response's thinking, with its signature
 
     Examples:
-      | api       |
-      | anthropic |
-      | gemini    |
+      | api              |
+      | anthropic        |
+      | gemini           |
+      | openai responses |
 
   Scenario: Thinking an actor was not asked for streams no thinking piece
     Given a streaming actor on anthropic in live mode

@@ -186,10 +186,16 @@ async def _responses(context: Context, prompt: str, **options: Any) -> None:
         async for event in stream:
             if event.type == "response.output_text.delta":
                 _piece(context, event.delta)
+            if event.type == "response.reasoning_summary_text.delta":
+                _piece(context, event.delta, thinking=True)
             if event.type == "response.function_call_arguments.delta":
                 _piece(context, event.delta)
         final = await stream.get_final_response()
     live.text = final.output_text
+    live.order = ["thinking" if item.type == "reasoning" else "text" for item in final.output]
+    for item in final.output:
+        if item.type == "reasoning":
+            live.thinking = "".join(part.text for part in item.summary)
     live.tool_calls = [(item.name, json.loads(item.arguments)) for item in final.output if item.type == "function_call"]
 
 
@@ -260,6 +266,7 @@ def streamed_tool(context: Context, prompt: str, sdk: str) -> None:
 
 _THINKING_OPTIONS: dict[str, dict[str, Any]] = {
     "the Anthropic SDK's messages.stream": {"thinking": {"type": "enabled", "budget_tokens": 1024}, "max_tokens": 2048},
+    "the OpenAI SDK's responses.stream": {"reasoning": {"effort": "low", "summary": "auto"}},
     "the Gemini SDK's generate_content_stream": {
         "config": genai_types.GenerateContentConfig(
             thinking_config=genai_types.ThinkingConfig(include_thoughts=True, thinking_budget=1024)

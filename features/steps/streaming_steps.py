@@ -156,6 +156,7 @@ def _bedrock_url(w: World) -> str:
 _THINKING = {
     "anthropic": {"anthropic": {"thinking": {"type": "enabled", "budget_tokens": 1024}}},
     "gemini": {"gemini": {"thinking_budget": 1024, "include_thoughts": True}},
+    "openai responses": {"openai": {"endpoint": "responses", "reasoning": {"effort": "low", "summary": "auto"}}},
 }
 
 
