@@ -56,7 +56,7 @@ nox.options.sessions = [
     "types",
     "pydantic_ai",
     "langchain",
-    "gemini_lowest",
+    "lowest",
     "serve_clients",
     "installs",
     "lint",
@@ -74,9 +74,6 @@ TEST_DEPS = [
 # The frameworks the integrations' scenarios run against: their current releases, pinned.
 PYDANTIC_AI = "pydantic-ai-slim==2.68.0"
 LANGCHAIN = "langchain-core==1.7.2"
-# The lowest google-genai lowtide's gemini extra allows (the first whose HttpOptions takes an httpx2 client): the
-# 2.x line pydantic-ai-slim[google] pins; the other sessions install the newest (3.x). `gemini_lowest` runs on it.
-GEMINI_LOWEST = "google-genai==2.18.0"
 # LangChain's standard tests for chat models, run by the `langchain` session against lowtide's (with pytest: its kit).
 LANGCHAIN_TESTS = "langchain-tests==1.1.9"
 # Robot suites run side by side (pabot), this many at a time: on two cores they wait far more than they compute.
@@ -367,33 +364,57 @@ def langchain(session: nox.Session) -> None:
         )  # fmt: skip
 
 
-# The feature files that call Gemini through google-genai, run again on its lowest allowed version (`gemini_lowest`).
-GEMINI_FEATURES = [
-    f"features/{name}.feature" for name in (
-        "gemini_live", "gemini_live_more", "gemini_batch", "gemini_batch_cli", "emulator_gemini",
-        "emulator_gemini_batch", "serve_gemini", "serve_gemini_shapes", "streaming", "ledger_rebuild",
-    )
-]  # fmt: skip
-GEMINI_INTEGRATIONS = [
+# The provider SDKs whose lowest allowed releases the `lowest` session installs (their requirements in pyproject.toml).
+PROVIDER_SDKS = ("anthropic", "openai", "google-genai", "boto3", "mistralai", "groq", "together")
+# The feature files that call the providers through their SDKs, run again on each SDK's lowest allowed release.
+LOWEST_FEATURES = (
+    "anthropic_*", "openai_*", "azure_openai_*", "gemini_*", "bedrock_*", "mistral_*", "groq_*", "together_*",
+    "openrouter*", "serve*", "streaming*", "emulator_*", "batch_provider*", "live_provider*", "api_errors*",
+    "compat_*",
+)  # fmt: skip
+LOWEST_INTEGRATIONS = [
     "features/integrations/pydantic_ai_gemini.feature",
     "features/integrations/langchain_gemini.feature",
 ]
 
 
-@nox.session(name="gemini_lowest")
-def gemini_lowest(session: nox.Session) -> None:
-    """The Gemini scenarios (live, batch, serve, the emulator; both frameworks over a Gemini actor, in a second behave
-    run: the integrations have steps of their own) on the lowest google-genai the gemini extra allows (GEMINI_LOWEST,
-    a 2.x), measured by coverage."""
-    session.install("-e", f".[pydantic-ai,langchain,{PROVIDERS}]", PYDANTIC_AI, LANGCHAIN, GEMINI_LOWEST, *TEST_DEPS)
-    session.run("python", "-c", "import google.genai as g; print('google-genai', g.__version__)")
+@nox.session
+def lowest(session: nox.Session) -> None:
+    """The providers' scenarios (each provider's live and batch files, serve, streaming, the emulator; both frameworks
+    over a Gemini actor, in a second behave run: the integrations have steps of their own) with every provider SDK at
+    the lowest release its requirement allows (`_lowest_sdks`: google-genai 2.18, a 2.x), measured by coverage."""
+    session.install("uv>=0.5")
+    sdks = _lowest_sdks(session)
+    session.install(
+        "-e", f".[pydantic-ai,langchain,{DOCUMENTS},{PROVIDERS}]", PYDANTIC_AI, LANGCHAIN, *sdks, *TEST_DEPS
+    )
     _contain_ledger(session)
     _measure(session)
     junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{session.name}"]
-    session.run("coverage", "run", "-p", "-m", "behave", *junit, *GEMINI_FEATURES)
-    session.run(
-        "coverage", "run", "-p", "-m", "behave", "--tags=@pydantic_ai or @langchain", *junit, *GEMINI_INTEGRATIONS
+    features = sorted(
+        {str(path) for pattern in LOWEST_FEATURES for path in Path("features").glob(f"{pattern}.feature")}
     )
+    session.run("coverage", "run", "-p", "-m", "behave", *junit, *(session.posargs or features))
+    if not session.posargs:
+        tags = "--tags=@pydantic_ai or @langchain"
+        session.run("coverage", "run", "-p", "-m", "behave", tags, *junit, *LOWEST_INTEGRATIONS)
+
+
+def _lowest_sdks(session: nox.Session) -> list[str]:
+    """Each of PROVIDER_SDKS pinned at the lowest release its requirement in pyproject.toml allows (`uv pip compile
+    --resolution lowest-direct`: a floor with no release of its own, `together>=3.1`, is the first release above it)."""
+    import tomllib
+
+    project = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))["project"]
+    stated = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    wanted = [r for r in stated if r.split("[")[0].split(">")[0].split("=")[0].strip() in PROVIDER_SDKS]
+    given = "\n".join(r.split("#")[0].strip() for r in wanted) + "\n"
+    uv = str(Path(session.bin) / "uv")
+    command = [uv, "pip", "compile", "-", "--quiet", "--no-header", "--no-annotate", "--resolution", "lowest-direct"]
+    pinned = subprocess.run(command, input=given, capture_output=True, text=True, check=True).stdout.splitlines()
+    sdks = [line for line in pinned if line.split("==")[0] in PROVIDER_SDKS]
+    session.log(f"lowest allowed provider SDKs: {', '.join(sdks)}")
+    return sdks
 
 
 @nox.session
