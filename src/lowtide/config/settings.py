@@ -163,15 +163,15 @@ class BatchSettings(SettingsModel):
         "is given up; by default it is deleted.",
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _poll_interval_from_environment(cls, data: object) -> object:
+    @model_validator(mode="after")
+    def _poll_interval_from_environment(self) -> Self:
         """`$LOWTIDE_POLL_INTERVAL`, when set, replaces every actor's `poll_interval` in this process: examples
-        written for the real API (a status check a minute) run against the emulator without editing them."""
+        written for the real API (a status check a minute) run against the emulator without editing them. The file's
+        own value is checked first: one out of range fails as the file loads, with or without the variable."""
         override = poll_interval_override()
-        if override is None or not isinstance(data, Mapping):
-            return data
-        return {**cast("Mapping[str, object]", data), "poll_interval": override}
+        if override is not None:
+            object.__setattr__(self, "poll_interval", override)  # frozen: set once, as the model is made
+        return self
 
 
 POLL_INTERVAL_VARIABLE = "LOWTIDE_POLL_INTERVAL"
