@@ -162,8 +162,9 @@ class ManyCalls:
             known = await _known(engine, first, params)
             fresh = [index for key, index in first.items() if key not in known]
             await _preflight(provider, [built[index] for index in fresh])
-            estimates = await self._budget(engine, {keys[i]: params[i] for i in fresh}, max_cost_usd)
-            owned = await self._reserve_owner(engine, {keys[i]: params[i] for i in fresh}, estimates)
+            new = {keys[i]: params[i] for i in fresh}
+            estimates = await self._budget(engine, new, max_cost_usd)
+            owned = await self._reserve_owner(engine, new, estimates)
             for estimate in estimates.values():
                 engine.reserve(self._actor.name, estimate)  # counted against calls checked in the same moment
             later = self._later(provider, {key: built[index] for key, index in first.items()}) if tracing() else {}

@@ -24,10 +24,8 @@ __all__ = [
     "SpendLine",
     "audit_of",
     "audits_of",
-    "caps_over",
     "day_of",
     "distinct",
-    "judge",
     "judge_all",
     "owners_caps",
     "spend_of",
@@ -197,21 +195,6 @@ def day_of(moment: float) -> str:
     return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d")
 
 
-def caps_over(caps: Iterable[SpendCap], owner: Owner) -> list[SpendCap]:
-    """The caps that hold a request of `owner`, in a fixed order (scope, name, period): every store locks them in
-    that order, so that two hosts never wait on each other in a circle."""
-    scopes = set(owner.scopes())
-    return sorted((c for c in caps if (c.scope, c.name) in scopes), key=lambda c: (c.scope, c.name, c.period))
-
-
-def judge(worst_case_usd: Decimal, standings: Sequence[CapStanding]) -> Admission:
-    """Admit a request whose worst case fits every cap's room, else refuse it by the first cap it would cross."""
-    for standing in standings:
-        if standing.spent_usd + standing.reserved_usd + worst_case_usd > standing.cap.limit_usd:
-            return Admission(worst_case_usd, tuple(standings), standing)
-    return Admission(worst_case_usd, tuple(standings))
-
-
 def judge_all(entries: Sequence[SpendEntry], standings: Sequence[CapStanding]) -> Admission:
     """Admit `entries` together (all or none): each cap's room must hold the worst cases of the entries its scope
     covers; else refuse them all by the first cap they would cross together."""
@@ -232,7 +215,8 @@ def distinct(entries: Iterable[SpendEntry]) -> list[SpendEntry]:
 
 
 def owners_caps(caps: Iterable[SpendCap], entries: Sequence[SpendEntry]) -> list[SpendCap]:
-    """The caps over any of `entries`' owners, in `caps_over`'s order (each once)."""
+    """The caps over any of `entries`' owners, each once, in a fixed order (scope, name, period): every store locks
+    them in that order, so that two hosts never wait on each other in a circle."""
     scopes = {scope for e in entries for scope in e.owner.scopes()}
     return sorted((c for c in caps if (c.scope, c.name) in scopes), key=lambda c: (c.scope, c.name, c.period))
 

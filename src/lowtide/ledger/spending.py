@@ -40,8 +40,8 @@ class SpendLedger(Protocol):
         ...
 
     def reserve(self, entry: SpendEntry) -> Admission:
-        """Judge `entry`'s worst case against its owner's caps (`spend_records.judge`) and, admitted, record it, in
-        one transaction that holds those caps (locked in `caps_over`'s order) until it ends, so that two processes
+        """Judge `entry`'s worst case against its owner's caps (`spend_records.judge_all`) and, admitted, record it, in
+        one transaction that holds those caps (locked in `owners_caps`' order) until it ends, so that two processes
         or hosts admitting at once are judged one after the other; the audit record of either outcome in the same
         transaction. A key recorded before keeps its first owner and adds nothing."""
         ...

@@ -1,6 +1,6 @@
 """A PostgreSQL ledger's spend by owner (`spending.SpendLedger`), as operations (`steps.Op`) its sync face
 (`PostgresSpending`) and async face (`AsyncPostgresSpending`) both run. An admission locks the caps over its owner
-(`FOR UPDATE`, in `caps_over`'s order) before it reads their standing, and writes its entry in the same
+(`FOR UPDATE`, in `owners_caps`' order) before it reads their standing, and writes its entry in the same
 transaction: a host admitting at the same moment waits for that lock, then reads the committed entry (each statement
 of a READ COMMITTED transaction sees what was committed before it began), so that hosts together never cross a cap."""
 
