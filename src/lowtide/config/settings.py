@@ -99,6 +99,12 @@ class NotifySettings(SettingsModel):
         default=2.0, gt=0, description="Seconds before the first retry; each next waits twice as long."
     )
     timeout: float = Field(default=10.0, gt=0, description="Seconds one try may take.")
+    deliver_for: float = Field(
+        default=DAY,
+        gt=0,
+        description="Seconds after a notice is made during which it is tried again: a notice its process could not "
+        "deliver is left in the ledger's outbox for the next process that sweeps it (an engine with `notify` set).",
+    )
 
 
 class BatchSettings(SettingsModel):
