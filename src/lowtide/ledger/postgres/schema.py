@@ -577,7 +577,7 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     CREATE TABLE notice_outbox (
         event_id     TEXT COLLATE "C" PRIMARY KEY,
         kind         TEXT COLLATE "C" NOT NULL,
-        url          TEXT NOT NULL,
+        url          TEXT COLLATE "C" NOT NULL,
         secret_env   TEXT COLLATE "C" NOT NULL,
         body         BYTEA NOT NULL,
         made_at      DOUBLE PRECISION NOT NULL,
