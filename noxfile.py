@@ -56,7 +56,9 @@ nox.options.sessions = [
     "types",
     "pydantic_ai",
     "langchain",
+    "lowest",
     "serve_clients",
+    "installs",
     "lint",
     "coverage_report",
 ]
@@ -342,7 +344,8 @@ def serve_clients(session: nox.Session) -> None:
 @nox.session(name="pydantic_ai")
 def pydantic_ai(session: nox.Session) -> None:
     """pydantic-ai agents over lowtide's model (`features/integrations/pydantic_ai*.feature`: Anthropic, Gemini, Groq,
-    Together, Mistral, Azure OpenAI and Bedrock actors; streaming), measured by coverage."""
+    Together, Mistral, Azure OpenAI and Bedrock actors; streaming; pydantic-ai's documented examples), measured by
+    coverage."""
     _integration(session, "pydantic-ai", PYDANTIC_AI, "pydantic_ai")
 
 
@@ -361,6 +364,68 @@ def langchain(session: nox.Session) -> None:
         )  # fmt: skip
 
 
+# The provider SDKs whose lowest allowed releases the `lowest` session installs (their requirements in pyproject.toml).
+PROVIDER_SDKS = ("anthropic", "openai", "google-genai", "boto3", "mistralai", "groq", "together")
+# The feature files that call the providers through their SDKs, run again on each SDK's lowest allowed release.
+LOWEST_FEATURES = (
+    "anthropic_*", "openai_*", "azure_openai_*", "gemini_*", "bedrock_*", "mistral_*", "groq_*", "together_*",
+    "openrouter*", "serve*", "streaming*", "emulator_*", "batch_provider*", "live_provider*", "api_errors*",
+    "compat_*",
+)  # fmt: skip
+LOWEST_INTEGRATIONS = [
+    "features/integrations/pydantic_ai_gemini.feature",
+    "features/integrations/langchain_gemini.feature",
+]
+
+
+@nox.session
+def lowest(session: nox.Session) -> None:
+    """The providers' scenarios (each provider's live and batch files, serve, streaming, the emulator; both frameworks
+    over a Gemini actor, in a second behave run: the integrations have steps of their own) with every provider SDK at
+    the lowest release its requirement allows (`_lowest_sdks`: google-genai 2.18, a 2.x), measured by coverage."""
+    session.install("uv>=0.5")
+    sdks = _lowest_sdks(session)
+    session.install(
+        "-e", f".[pydantic-ai,langchain,{DOCUMENTS},{PROVIDERS}]", PYDANTIC_AI, LANGCHAIN, *sdks, *TEST_DEPS
+    )
+    _contain_ledger(session)
+    _measure(session)
+    junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{session.name}"]
+    features = sorted(
+        {str(path) for pattern in LOWEST_FEATURES for path in Path("features").glob(f"{pattern}.feature")}
+    )
+    session.run("coverage", "run", "-p", "-m", "behave", *junit, *(session.posargs or features))
+    if not session.posargs:
+        tags = "--tags=@pydantic_ai or @langchain"
+        session.run("coverage", "run", "-p", "-m", "behave", tags, *junit, *LOWEST_INTEGRATIONS)
+
+
+def _lowest_sdks(session: nox.Session) -> list[str]:
+    """Each of PROVIDER_SDKS pinned at the lowest release its requirement in pyproject.toml allows (`uv pip compile
+    --resolution lowest-direct`: a floor with no release of its own, `together>=3.1`, is the first release above it)."""
+    import tomllib
+
+    project = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))["project"]
+    stated = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    wanted = [r for r in stated if r.split("[")[0].split(">")[0].split("=")[0].strip() in PROVIDER_SDKS]
+    given = "\n".join(r.split("#")[0].strip() for r in wanted) + "\n"
+    uv = str(Path(session.bin) / "uv")
+    command = [uv, "pip", "compile", "-", "--quiet", "--no-header", "--no-annotate", "--resolution", "lowest-direct"]
+    pinned = subprocess.run(command, input=given, capture_output=True, text=True, check=True).stdout.splitlines()
+    sdks = [line for line in pinned if line.split("==")[0] in PROVIDER_SDKS]
+    session.log(f"lowest allowed provider SDKs: {', '.join(sdks)}")
+    return sdks
+
+
+@nox.session
+def installs(session: nox.Session) -> None:
+    """lowtide with every provider's and framework's extra resolved beside pydantic-ai-slim's provider extras and
+    langchain-anthropic, -openai and -google-genai at their current releases (`features/support/framework_installs.py`:
+    uv's cache first, the index when the cache cannot answer); a conflict fails with uv's explanation."""
+    session.install("uv>=0.5")
+    session.run("python", "features/support/framework_installs.py", "--uv", str(Path(session.bin) / "uv"))
+
+
 def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
     """An integration's scenarios, tagged `@<name>`: the default `behave` run skips them (`default_tags`). Every
     provider's SDK is installed beside the framework: its scenarios run other providers' actors too."""
@@ -374,6 +439,7 @@ def _integration(session: nox.Session, extra: str, pin: str, name: str) -> None:
                               f"features/integrations/{name}_providers.feature",
                               f"features/integrations/{name}_stream.feature",
                               *map(str, Path("features/integrations").glob(f"{name}_durable.feature")),
+                              *map(str, Path("features/integrations").glob(f"{name}_examples.feature")),
                               README_EXAMPLES]),
     )  # fmt: skip
 

@@ -332,6 +332,17 @@ Feature: Actor configuration
       | planner | 0.2                 |
       | writer  | 0.2                 |
 
+  Scenario: An actor file's poll interval out of range fails as it loads even when LOWTIDE_POLL_INTERVAL replaces it
+    Given the environment variable "LOWTIDE_POLL_INTERVAL" is "0.2"
+    And a file "actors.yaml" containing:
+      """
+      actors:
+        planner: {model: claude-sonnet-5-5, batch: {poll_interval: -5}}
+      """
+    When the actors are loaded from "actors.yaml"
+    Then a ConfigurationError is raised
+    And the error message contains "batch.poll_interval: Input should be greater than 0 (got -5)"
+
   Scenario Outline: A LOWTIDE_POLL_INTERVAL that is not a number of seconds is refused, naming the variable
     Given the environment variable "LOWTIDE_POLL_INTERVAL" is "<value>"
     When the actors are loaded from the dict:

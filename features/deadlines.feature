@@ -25,6 +25,7 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     Then the run was refused with a ConfigurationError saying "No route can meet the deadline"
     And the run was refused with a ConfigurationError saying "batch about 24h00m"
     And the API was only asked about the model
+    And the ledger has no run
 
   Scenario: With no history in the ledger, a deadline inside a day goes live; the dry run says so and sends nothing
     Given 5 prompts "Review {n}"
@@ -119,3 +120,21 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     When the actor plans the prompts with the deadline "2h"
     Then the plan says "if late: at 1h58m from now its unanswered requests are canceled"
     And the plan says "none is paid twice"
+
+  Scenario: A run recorded with a deadline keeps it when resumed with none of its own
+    Given 5 prompts "Review {n}"
+    When the actor records the prompts as run "tides" with the deadline "2h"
+    And the actor maps the prompts as run "tides"
+    Then the run's groups are 5 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 0 batches and 5 live calls
+
+  Scenario: A run resumed after its recorded deadline has passed is refused, asking for a new one
+    Given 5 prompts "Review {n}"
+    When the actor records the prompts as run "tides" with the deadline "2h"
+    And 3 hours pass on the scenario's clock
+    And the actor maps the prompts as run "tides"
+    Then the run was refused with a ConfigurationError saying "was given the deadline '2h'"
+    And the run was refused with a ConfigurationError saying "which has passed: give it a new one"
+    And the API received no calls at all
+    When the prompts are mapped as run "tides" by the deadline "2h"
+    Then the run's groups are 5 completed, 0 failed, 0 canceled and 0 not run

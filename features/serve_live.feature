@@ -31,6 +31,17 @@ Feature: lowtide serve in live mode relays a streamed answer while it is written
       | the OpenAI SDK's chat.completions stream |
       | the OpenAI SDK's responses.stream        |
 
+  Scenario Outline: Thinking is relayed as <sdk> streams it, before the text, and its finished answer holds it
+    When "Describe the harbour at low tide, in some detail." is streamed from lowtide serve with <sdk>, asked to think
+    Then the client had a piece of thinking while the emulator still held the rest
+    And the SDK's finished answer thinks first, its thinking the thinking pieces joined, its text the text pieces
+
+    Examples:
+      | sdk                                      |
+      | the Anthropic SDK's messages.stream      |
+      | the OpenAI SDK's responses.stream        |
+      | the Gemini SDK's generate_content_stream |
+
   Scenario: A client that leaves mid-stream cancels the upstream call, and nothing is left running or unretrieved
     When the Anthropic SDK's messages.stream of "Describe the harbour at low tide, in some detail." is left after its first piece of text
     Then lowtide serve closed its stream from the emulator while the rest was held, and ran nothing more for it

@@ -74,6 +74,65 @@ Feature: Spend by team and project, and caps that hold across processes and host
     Then the ledger admits $0.02 for key "k2" of team "research"
     And the ledger refuses $0.02 for key "k3" of team "research", with $0.02 reserved
 
+  Scenario: run_many of a team's actor is admitted against its cap all together, or not at all
+    Given the ledger caps team "research" at $0.045 per day
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    When the actor runs "one, two, three" with run_many
+    Then a SpendCapExceededError is raised
+    And the error message contains "these 3 requests together could add up to $0.0600"
+    And the API was sent 0 requests
+    And the ledger holds no requests and no batches
+    And the audit holds 1 "refused" record and 0 "create" records
+    When the actor runs "one, two" with run_many
+    Then the run_many call got the emulated replies to "one, two", in order
+    And the ledger's spend shows team "research": 2 requests, their answers' cost spent, nothing reserved
+    And the audit holds 1 "refused" record and 2 "create" records
+
+  Scenario: run_many inside spend_owner is held by that team's cap, though its actor names no team
+    Given the ledger caps team "ops" at $0.03 per month
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      """
+    When the actor runs "one, two" with run_many for team "ops"
+    Then a SpendCapExceededError is raised
+    And the API was sent 0 requests
+
+  Scenario: A bulk run sends what its team's cap holds, and the rest as the answers out make room
+    Given the ledger caps team "research" at $0.045 per day
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    And 5 prompts "Review {n}"
+    When the actor maps the prompts with 5 items per batch
+    Then the run's groups are 5 completed, 0 failed, 0 canceled and 0 not run
+    And the API received 3 batches of 2, 2 and 1 requests
+    And the ledger's spend shows team "research": 5 requests, their answers' cost spent, nothing reserved
+
+  Scenario: A bulk run whose first request would cross its team's cap sends nothing, each item not run naming the cap
+    Given the ledger caps team "research" at $0.015 per day
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    And 5 prompts "Review {n}"
+    When the actor maps the prompts with 5 items per batch
+    Then the run's groups are 0 completed, 0 failed, 0 canceled and 5 not run
+    And every item not run says "Spend cap reached: team 'research''s cap of $0.02 per day"
+    And the API was sent 0 requests
+    And the ledger's spend shows nothing reserved
+
   Scenario: `lowtide spend` reports by day, team, project, actor and model, as JSON and CSV, and sets a cap
     Given an actor "planner" with:
       """

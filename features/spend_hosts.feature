@@ -9,3 +9,9 @@ Feature: A team's cap holds across every host of a PostgreSQL ledger
     When 3 hosts, each with its own connections, reserve 20 requests of $0.10 each for team "research" at once
     Then 10 requests were admitted and 50 refused
     And the ledger holds $1.00 reserved for team "research", and an audit record for each of the 60
+
+  Scenario: Three hosts racing to reserve whole batches admit only whole batches that fit together
+    Given a PostgreSQL ledger capping team "research" at $1.00 in all
+    When 3 hosts, each with its own connections, reserve 5 groups of 4 requests of $0.10 each for team "research" at once
+    Then 2 groups were admitted and 13 refused
+    And the ledger holds $0.80 reserved for team "research", and an audit record for each of the 21

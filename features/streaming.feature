@@ -40,6 +40,23 @@ Feature: An actor's answer streamed as it is written
       | mistral                 |
       | bedrock                 |
 
+  Scenario Outline: Thinking streams in pieces before the answer through <api>, as the response's thinking
+    Given a streaming actor on <api> in live mode, asked to think
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
+    Then more than one piece of thinking came, all before the first piece of text
+    And the pieces of thinking joined are the response's thinking, with its signature
+
+    Examples:
+      | api              |
+      | anthropic        |
+      | gemini           |
+      | openai responses |
+
+  Scenario: Thinking an actor was not asked for streams no thinking piece
+    Given a streaming actor on anthropic in live mode
+    When the actor's answer to "Describe the harbour at low tide, in some detail." is streamed
+    Then no piece of thinking came, and the response holds no thinking
+
   Scenario: In batch mode the stream is the finished answer, kept in the ledger and never paid twice
     Given a streaming actor on anthropic in batch mode
     When the actor's answer to "Is the harbour open?" is streamed with the key "harbour-1"

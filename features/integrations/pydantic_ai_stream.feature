@@ -19,6 +19,12 @@ Feature: pydantic-ai's streaming with a lowtide model
       | batch | 1       | 1 delta        |
       | live  | 0       | several deltas |
 
+  Scenario: A live actor that thinks streams its thinking as a thinking part, before the text, kept signed
+    Given a plain agent over a live actor that thinks
+    When the agent's stream of "Where does the tide go? Tell me at some length." is read event by event
+    Then a thinking part started before the text part, and its deltas joined are the answer's thinking
+    And the answer's thinking is signed by the actor's provider, so that it goes back to it on the next turn
+
   Scenario: stream_output of an agent with a tool gives the structured answer after the tool's call
     Given a forecast agent with a weather tool over an actor in batch mode
     When the agent's output for "What is the weather in Paris?" is streamed

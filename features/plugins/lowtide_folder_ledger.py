@@ -3,7 +3,8 @@ on disk, shared by every process of the host that opens the folder, registered t
 points as a third party's store would be. It imports nothing of lowtide but the public faces a store is written
 against: the kinds registry (`lowtide.ledger.kinds`), the role protocols (`lowtide.ledger.roles`), what every store
 inherits (`lowtide.ledger.defaults`), the agent journal's records (`lowtide.ledger.journal`), the webhooks'
-(`lowtide.ledger.webhook_records`), and, for the rows' logic, the in-memory tables it keeps on disk.
+(`lowtide.ledger.webhook_records`) and the outbox's (`lowtide.ledger.outbox_records`), and, for the rows' logic, the
+in-memory tables it keeps on disk.
 
 How it keeps the guarantees: every read takes the folder's lock shared, every change takes it exclusively (`flock`
 on `PATH/lock`, so across processes; a thread lock within one), reads the tables again only when another process
@@ -26,10 +27,11 @@ from typing import Any, TypeVar
 
 from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal import EntryAt, EntryChange, RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
 from lowtide.ledger.memory import MemoryLedger
+from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import (
     BatchClaim,
@@ -218,6 +220,20 @@ class FolderLedger(StoreDefaults):
     def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
         with self.reading() as ledger:
             return ledger.webhook_seen(provider, provider_batch_id)
+
+    def add_notice(self, notice: Notice, *, owner: str, until: float) -> bool:
+        with self.writing() as ledger:
+            return ledger.add_notice(notice, owner=owner, until=until)
+
+    def due_notices(self, *, owner: str, now: float, until: float, limit: int) -> list[Notice]:
+        with self.writing() as ledger:
+            return ledger.due_notices(owner=owner, now=now, until=until, limit=limit)
+
+    def notice_tried(
+        self, event_id: str, *, owner: str, now: float, tries: int, delivered: bool, next_at: float | None
+    ) -> None:
+        with self.writing() as ledger:
+            ledger.notice_tried(event_id, owner=owner, now=now, tries=tries, delivered=delivered, next_at=next_at)
 
     def record_status(
         self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None
@@ -447,6 +463,10 @@ class FolderJournal:
         with self._store.reading() as ledger:
             return ledger.agent_journal.entries(run_id)
 
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        with self._store.reading() as ledger:
+            return ledger.agent_journal.entries_of(run_ids)
+
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         with self._store.writing() as ledger:
             return ledger.agent_journal.put_entry(entry)
@@ -454,6 +474,16 @@ class FolderJournal:
     def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
         with self._store.writing() as ledger:
             return ledger.agent_journal.change_entry(run_id, position, change)
+
+    def write_entries(
+        self, intents: Sequence[JournalEntry], changes: Sequence[EntryAt]
+    ) -> tuple[list[JournalEntry], list[JournalEntry | None]]:
+        with self._store.writing() as ledger:
+            return ledger.agent_journal.write_entries(intents, changes)
+
+    def runs_of(self, run_ids: Sequence[str]) -> dict[str, AgentRun]:
+        with self._store.reading() as ledger:
+            return ledger.agent_journal.runs_of(run_ids)
 
 
 class FolderSpending:
@@ -478,9 +508,17 @@ class FolderSpending:
         with self._store.writing() as ledger:
             return ledger.spending.reserve(entry)
 
+    def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
+        with self._store.writing() as ledger:
+            return ledger.spending.reserve_all(entries)
+
     def release(self, key: str, *, at: float, host: str) -> None:
         with self._store.writing() as ledger:
             ledger.spending.release(key, at=at, host=host)
+
+    def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
+        with self._store.writing() as ledger:
+            ledger.spending.release_all(keys, at=at, host=host)
 
     def record_audit(self, record: AuditRecord) -> None:
         with self._store.writing() as ledger:

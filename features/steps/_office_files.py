@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["MAKERS", "encrypted_copy"]
+from lowtide.bulk.inputs import converted
+
+__all__ = ["MAKERS", "count_conversions", "encrypted_copy"]
 
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -128,3 +131,21 @@ def encrypted_copy(source: Path, target: Path, password: str) -> None:
     with source.open("rb") as handle:
         OOXMLFile(handle).encrypt(password, out)  # pyright: ignore[reportUnknownMemberType]
     target.write_bytes(out.getvalue())
+
+
+def count_conversions(counted: dict[str, int]) -> Callable[[], None]:
+    """Count each conversion made from now by its file's extension, with nothing converted before kept (as in a
+    process of its own); the returned function stops counting."""
+    real = converted._convert  # pyright: ignore[reportPrivateUsage]
+
+    def counting(suffix: str, data: bytes) -> str:
+        counted[suffix] = counted.get(suffix, 0) + 1
+        return real(suffix, data)
+
+    converted._cache = converted._Cache()  # pyright: ignore[reportPrivateUsage]
+    converted._convert = counting  # pyright: ignore[reportPrivateUsage]
+
+    def stop() -> None:
+        converted._convert = real  # pyright: ignore[reportPrivateUsage]
+
+    return stop

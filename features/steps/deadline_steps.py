@@ -56,6 +56,18 @@ def step_map_deadline(context: Context, deadline: str) -> None:
         w.error = exc
 
 
+@when('the actor records the prompts as run "{run_id}" with the deadline "{deadline}"')
+def step_record_deadline(context: Context, run_id: str, deadline: str) -> None:
+    w = world(context)
+    run = w.current_actor().bulk(run_id=run_id, deadline=deadline).add_jobs(_prompts(w))
+    assert run.record() == run_id
+
+
+@when("{hours:g} hours pass on the scenario's clock")
+def step_hours_pass(context: Context, hours: float) -> None:
+    world(context).clock.advance(hours * 3600)
+
+
 @when('the actor plans the prompts with the deadline "{deadline}"')
 def step_plan_deadline(context: Context, deadline: str) -> None:
     w = world(context)

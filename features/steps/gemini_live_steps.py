@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -204,13 +205,24 @@ def _value(body: Any, path: str) -> Any:
     return value
 
 
+def _proto_names(value: Any) -> Any:
+    """`value` with every key in proto JSON's camelCase: the Gemini API reads a field by either name, and google-genai
+    2.x and 3.x spell some (`inlineData`'s `mimeType`) differently."""
+    if isinstance(value, dict):
+        return {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), k): _proto_names(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_proto_names(v) for v in value]
+    return value
+
+
 @then("Gemini was sent, in its generateContent body:")
 def step_gemini_sent(context: Context) -> None:
     assert context.gemini_sent, "nothing was sent to Gemini"
     body = context.gemini_sent[-1]
     for row in context.table:
-        actual = _value(body, row["path"])
-        expected = json.loads(row["value"])
+        path = ".".join(_proto_names({part: None}).popitem()[0] for part in row["path"].split("."))
+        actual = _value(_proto_names(body), path)
+        expected = _proto_names(json.loads(row["value"]))
         assert actual == expected, f"{row['path']} is {actual!r}, not {expected!r}; the body: {body}"
 
 

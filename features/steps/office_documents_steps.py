@@ -9,10 +9,10 @@ import json
 import re
 import sys
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from _office_files import count_conversions
 from _rebuild_support import RebuildWorld, keys_created
 from _support import world
 from step_context import Context as StepContext
@@ -141,24 +141,6 @@ def step_map_files(context: Context, prompt: str, mode: str) -> None:
     _map(context, prompt, list(_FILES), mode, citations=r.provider in _CITING)
 
 
-def _counting(counted: dict[str, int]) -> Callable[[], None]:
-    """Count each conversion made from now by its file's extension, with nothing converted before kept (as in a
-    process of its own); the returned function stops counting."""
-    real = converted._convert  # pyright: ignore[reportPrivateUsage]
-
-    def counting(suffix: str, data: bytes) -> str:
-        counted[suffix] = counted.get(suffix, 0) + 1
-        return real(suffix, data)
-
-    converted._cache = converted._Cache()  # pyright: ignore[reportPrivateUsage]
-    converted._convert = counting  # pyright: ignore[reportPrivateUsage]
-
-    def stop() -> None:
-        converted._convert = real  # pyright: ignore[reportPrivateUsage]
-
-    return stop
-
-
 def _jobs(context: Context, prompt: str, *, by_path: bool = False) -> list[dict[str, Any]]:
     folder = _folder(context)
     if by_path:  # each file named by a document block of the job's message
@@ -209,7 +191,7 @@ def step_map_files_resumed(context: Context, prompt: str, count: int, run_id: st
         return await actor.map(jobs, run_id=run_id, items_per_batch=count, progress="none", citations=True)
 
     context.office_conversions = {}
-    stop = _counting(context.office_conversions)  # nothing converted kept, as in a process of its own
+    stop = count_conversions(context.office_conversions)  # nothing converted kept, as in a process of its own
     try:
         with contextlib.chdir(_folder(context)):
             context.office_run = r.program(w, mapping)
@@ -287,7 +269,7 @@ def step_plan(context: Context, many: int, first: str, few: int, second: str) ->
     names = [first] * many + [second] * few
     jobs = [{"prompt": f"Summarise part {i}", "file": name} for i, name in enumerate(names)]
     counted: dict[str, int] = {}
-    stop = _counting(counted)
+    stop = count_conversions(counted)
     try:
         with contextlib.chdir(folder):
             plan = context.runner.run(actor.map(jobs, dry_run=True, progress="none"))

@@ -49,6 +49,13 @@ class Live:
     actors: dict[str, Actor] = field(default_factory=dict[str, Actor])
     first_piece_while_held: bool | None = None
     pieces: list[str] = field(default_factory=list[str])
+    thoughts: list[str] = field(default_factory=list[str])
+    kinds: list[str] = field(default_factory=list[str])
+    """"thinking" or "text", a piece each, in the order they reached the client."""
+    thinking: str = ""
+    signature: str | None = None
+    order: list[str] = field(default_factory=list[str])
+    """The kinds of the finished answer's parts, in order."""
     text: str = ""
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list[tuple[str, dict[str, Any]]])
     error: BaseException | None = None
@@ -109,14 +116,15 @@ def serve_live(context: Context) -> None:
 # The clients.
 
 
-def _piece(context: Context, text: str) -> None:
-    """A piece of text reached the client: the first one tells whether the emulator still held the rest, then lets
-    it go on."""
+def _piece(context: Context, text: str, *, thinking: bool = False) -> None:
+    """A piece of text (or of thinking) reached the client: the first one tells whether the emulator still held the
+    rest, then lets it go on."""
     live = context.live
-    if not live.pieces:
+    if not live.kinds:
         live.first_piece_while_held = live.held.held == 1 and not live.held.overran
         live.held.release()
-    live.pieces.append(text)
+    live.kinds.append("thinking" if thinking else "text")
+    (live.thoughts if thinking else live.pieces).append(text)
 
 
 def _messages(prompt: str) -> Any:  # each SDK's own TypedDict of a message
@@ -125,19 +133,26 @@ def _messages(prompt: str) -> Any:  # each SDK's own TypedDict of a message
 
 async def _anthropic(context: Context, prompt: str, **options: Any) -> None:
     live = context.live
+    max_tokens = options.pop("max_tokens", 256)
     async with (
         anthropic.AsyncAnthropic(base_url=live.urls["anthropic"], api_key=_KEY, max_retries=0) as client,
         client.messages.stream(
-            model=_MODELS["anthropic"], max_tokens=256, messages=_messages(prompt), **options
+            model=_MODELS["anthropic"], max_tokens=max_tokens, messages=_messages(prompt), **options
         ) as stream,
     ):
         async for event in stream:
             if event.type == "text":
                 _piece(context, event.text)
+            elif event.type == "thinking":
+                _piece(context, event.thinking, thinking=True)
             elif event.type == "input_json" and event.partial_json:
                 _piece(context, event.partial_json)
         final = await stream.get_final_message()
     live.text = "".join(block.text for block in final.content if block.type == "text")
+    live.order = [block.type for block in final.content]
+    for block in final.content:
+        if block.type == "thinking":
+            live.thinking, live.signature = block.thinking, block.signature
     live.tool_calls = [(block.name, dict(block.input)) for block in final.content if block.type == "tool_use"]
 
 
@@ -171,23 +186,42 @@ async def _responses(context: Context, prompt: str, **options: Any) -> None:
         async for event in stream:
             if event.type == "response.output_text.delta":
                 _piece(context, event.delta)
+            if event.type == "response.reasoning_summary_text.delta":
+                _piece(context, event.delta, thinking=True)
             if event.type == "response.function_call_arguments.delta":
                 _piece(context, event.delta)
         final = await stream.get_final_response()
     live.text = final.output_text
+    live.order = ["thinking" if item.type == "reasoning" else "text" for item in final.output]
+    for item in final.output:
+        if item.type == "reasoning":
+            live.thinking = "".join(part.text for part in item.summary)
     live.tool_calls = [(item.name, json.loads(item.arguments)) for item in final.output if item.type == "function_call"]
 
 
 async def _gemini(context: Context, prompt: str, **options: Any) -> None:
     live = context.live
     client = genai.Client(api_key=_KEY, http_options=genai_types.HttpOptions(base_url=live.urls["gemini"]))
+    chunks: list[genai_types.GenerateContentResponse] = []
     try:
-        async for chunk in await client.aio.models.generate_content_stream(model=_MODELS["gemini"], contents=prompt):
-            if chunk.text:
-                _piece(context, chunk.text)
+        async for chunk in await client.aio.models.generate_content_stream(
+            model=_MODELS["gemini"], contents=prompt, config=options.get("config")
+        ):
+            chunks.append(chunk)
+            for part in chunk.parts or []:
+                if part.text:
+                    _piece(context, part.text, thinking=part.thought is True)
     finally:
         await client.aio.aclose()
     live.text = "".join(live.pieces)
+    # The SDK puts no streamed answer together: the parts as they came, a thought's pieces one thought.
+    for part in (part for chunk in chunks for part in chunk.parts or []):
+        kind = "thinking" if part.thought else "text" if part.text is not None else "other"
+        if not live.order or live.order[-1] != kind:
+            live.order.append(kind)
+        if part.thought:
+            live.thinking += part.text or ""
+            live.signature = part.thought_signature.decode() if part.thought_signature else live.signature
 
 
 _CLIENTS = {
@@ -228,6 +262,46 @@ def streamed(context: Context, prompt: str, sdk: str) -> None:
 def streamed_tool(context: Context, prompt: str, sdk: str) -> None:
     context.live.prompt, context.live.sdk = prompt, sdk
     context.runner.run(_CLIENTS[sdk](context, prompt, **_TOOL_OPTIONS[sdk]))
+
+
+_THINKING_OPTIONS: dict[str, dict[str, Any]] = {
+    "the Anthropic SDK's messages.stream": {"thinking": {"type": "enabled", "budget_tokens": 1024}, "max_tokens": 2048},
+    "the OpenAI SDK's responses.stream": {"reasoning": {"effort": "low", "summary": "auto"}},
+    "the Gemini SDK's generate_content_stream": {
+        "config": genai_types.GenerateContentConfig(
+            thinking_config=genai_types.ThinkingConfig(include_thoughts=True, thinking_budget=1024)
+        )
+    },
+}
+
+
+@when('"{prompt}" is streamed from lowtide serve with {sdk:LiveSdk}, asked to think')
+def streamed_thinking(context: Context, prompt: str, sdk: str) -> None:
+    context.live.prompt, context.live.sdk = prompt, sdk
+    context.runner.run(_CLIENTS[sdk](context, prompt, **_THINKING_OPTIONS[sdk]))
+
+
+@then("the client had a piece of thinking while the emulator still held the rest")
+def thinking_while_held(context: Context) -> None:
+    live = context.live
+    assert live.kinds[:1] == ["thinking"], f"the pieces came as {live.kinds}"
+    assert live.first_piece_while_held is True, (
+        f"the first piece reached the client only after the emulator had sent the rest"
+        f" ({live.held.held} stream(s) held, {live.held.overran} let go unreleased)"
+    )
+
+
+@then("the SDK's finished answer thinks first, its thinking the thinking pieces joined, its text the text pieces")
+def thinking_whole(context: Context) -> None:
+    live = context.live
+    assert live.order == ["thinking", "text"], live.order
+    assert len(live.thoughts) > 1, live.thoughts
+    assert live.thinking == "".join(live.thoughts), (live.thinking, live.thoughts)
+    assert live.kinds == sorted(live.kinds, key=["thinking", "text"].index), live.kinds
+    assert live.text, live.pieces
+    assert live.text == "".join(live.pieces), (live.text, live.pieces)
+    if live.sdk.startswith("the Anthropic"):
+        assert live.signature, "the thinking came unsigned"
 
 
 @when('"{prompt}" is streamed from lowtide serve with {sdk:LiveSdk}, which fails')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Protocol
 
@@ -31,6 +32,37 @@ def step_pg_cap(context: Context, team: str, limit: str) -> None:
     " at once"
 )
 def step_hosts_race(context: Context, hosts: int, count: int, usd: str, team: str) -> None:
+    def entries(index: int) -> list[list[SpendEntry]]:
+        return [[_entry(f"h{index}-{n}", team, usd, 1_000.0 + n, index)] for n in range(count)]
+
+    _race(context, hosts, entries)
+
+
+@when(
+    "{hosts:d} hosts, each with its own connections, reserve {groups:d} groups of {size:d} requests of ${usd} each for"
+    ' team "{team}" at once'
+)
+def step_hosts_race_groups(context: Context, hosts: int, groups: int, size: int, usd: str, team: str) -> None:
+    def entries(index: int) -> list[list[SpendEntry]]:
+        return [
+            [_entry(f"h{index}-{g}-{n}", team, usd, 1_000.0 + g, index) for n in range(size)] for g in range(groups)
+        ]
+
+    _race(context, hosts, entries)
+
+
+@then("{admitted:d} groups were admitted and {refused:d} refused")
+def step_groups_admitted(context: Context, admitted: int, refused: int) -> None:
+    outcomes = [a.admitted for a in context.spend_admissions]
+    assert (outcomes.count(True), outcomes.count(False)) == (admitted, refused), outcomes
+
+
+def _entry(key: str, team: str, usd: str, at: float, host: int) -> SpendEntry:
+    return SpendEntry(key, Owner(team=team), "planner", "claude-sonnet-5-5", Decimal(usd), at, f"host-{host}")
+
+
+def _race(context: Context, hosts: int, entries: Callable[[int], list[list[SpendEntry]]]) -> None:
+    """`hosts` stores, each its own pool, reserving their groups of `entries(host)` at once, one group at a time."""
     stores = [PostgresLedger(context.postgres_url) for _ in range(hosts)]
     for store in stores:
         context.add_cleanup(store.close)
@@ -41,12 +73,8 @@ def step_hosts_race(context: Context, hosts: int, count: int, usd: str, team: st
 
     def host(index: int) -> None:
         start.wait()
-        for n in range(count):
-            entry = SpendEntry(
-                f"h{index}-{n}", Owner(team=team), "planner", "claude-sonnet-5-5", Decimal(usd), 1_000.0 + n,
-                f"host-{index}",
-            )  # fmt: skip
-            admission = stores[index].spending.reserve(entry)
+        for group in entries(index):
+            admission = stores[index].spending.reserve_all(group)
             with lock:
                 admissions.append(admission)
 

@@ -12,6 +12,7 @@ from step_context import given, then, when
 
 from lowtide import ActorResponse, spend_owner
 from lowtide.ledger.spend_records import AuditAction, CapPeriod, CapScope, Owner, SpendCap, SpendEntry
+from lowtide.provider import Outcome
 
 
 class Context(StepContext, Protocol):
@@ -35,6 +36,41 @@ def step_ask_for_team(context: Context, prompt: str, team: str) -> None:
             return await w.current_actor().run(prompt)
 
     w.response = w.attempt_async(ask)
+
+
+@when('the actor runs "{prompts}" with run_many for team "{team}"')
+def step_run_many_for_team(context: Context, prompts: str, team: str) -> None:
+    w = world(context)
+
+    async def ask() -> list[Outcome]:
+        with spend_owner(team=team):
+            return await w.current_actor().run_many([p.strip() for p in prompts.split(",")])
+
+    w.outcomes = w.attempt_async(ask) or []
+
+
+@then("the ledger's spend shows team \"{team}\": {count:d} requests, their answers' cost spent, nothing reserved")
+def step_spend_requests(context: Context, team: str, count: int) -> None:
+    lines = world(context).ledger().spending.spend_lines()
+    assert {line.team for line in lines} == {team}, lines
+    assert sum(line.requests for line in lines) == count, lines
+    assert sum((line.reserved_usd for line in lines), Decimal(0)) == 0, lines
+    spent = sum((line.spent_usd for line in lines), Decimal(0))
+    assert Decimal(0) < spent < Decimal("0.001") * count, lines  # answers' costs, not worst cases
+
+
+@then("the ledger's spend shows nothing reserved")
+def step_nothing_reserved(context: Context) -> None:
+    lines = world(context).ledger().spending.spend_lines()
+    assert sum((line.reserved_usd for line in lines), Decimal(0)) == 0, lines
+
+
+@then('the audit holds {refused:d} "refused" record and {created:d} "create" records')
+def step_audit_counts(context: Context, refused: int, created: int) -> None:
+    records = world(context).ledger().spending.audit()
+    actions = [r.action for r in records]
+    assert actions.count(AuditAction.REFUSED) == refused, records
+    assert actions.count(AuditAction.CREATE) == created, records
 
 
 @then(

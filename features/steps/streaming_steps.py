@@ -19,7 +19,8 @@ from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, 
 from lowtide.errors import ConfigurationError
 from lowtide.providers.anthropic import ClaudeProvider
 from lowtide.registry import ProviderRegistry
-from lowtide.streaming import TextDelta, ToolCallDelta
+from lowtide.streaming import TextDelta, ThinkingDelta, ToolCallDelta
+from lowtide.types import ThinkingContent
 
 _MODELS = {
     "anthropic": "claude-sonnet-5-5",
@@ -150,6 +151,21 @@ def _bedrock_url(w: World) -> str:
     no meaning in the environment (the emulator checks no signature)."""
     emulated_aws_credentials(w)
     return w.serve_emulator(w.emu)
+
+
+_THINKING = {
+    "anthropic": {"anthropic": {"thinking": {"type": "enabled", "budget_tokens": 1024}}},
+    "gemini": {"gemini": {"thinking_budget": 1024, "include_thoughts": True}},
+    "openai responses": {"openai": {"endpoint": "responses", "reasoning": {"effort": "low", "summary": "auto"}}},
+}
+
+
+@given("a streaming actor on {api} in live mode, asked to think")
+def step_streaming_actor_thinking(context: Context, api: str) -> None:
+    c, w = _c(context), world(context)
+    c.streaming, c.on_bedrock = Recording(w.transport()), False
+    settings = {**_settings(api, "live"), "provider_options": _THINKING[api], "max_tokens": 4096}
+    w.add_actor(settings, client=_client(w, api, c.streaming))
 
 
 @given("a streaming actor on {api} in live mode, with a middleware that notes each call")
@@ -289,6 +305,41 @@ def _response(c: StreamingContext) -> ActorResponse[object]:
 
 def _texts(c: StreamingContext) -> list[TextDelta]:
     return [event for event in c.streamed if isinstance(event, TextDelta)]
+
+
+def _thoughts(c: StreamingContext) -> list[ThinkingDelta]:
+    return [event for event in c.streamed if isinstance(event, ThinkingDelta)]
+
+
+@then("more than one piece of thinking came, all before the first piece of text")
+def step_thinking_pieces(context: Context) -> None:
+    c = _c(context)
+    _response(c)
+    thoughts = [event for event in _thoughts(c) if event.text]
+    assert len(thoughts) > 1, f"pieces: {c.streamed[:-1]}"
+    first_text = next(n for n, event in enumerate(c.streamed) if isinstance(event, TextDelta))
+    last_thought = max(n for n, event in enumerate(c.streamed) if isinstance(event, ThinkingDelta))
+    assert last_thought < first_text, f"pieces: {c.streamed[:-1]}"
+
+
+@then("the pieces of thinking joined are the response's thinking, with its signature")
+def step_thinking_joined(context: Context) -> None:
+    c = _c(context)
+    thinking = [block for block in _response(c).content if isinstance(block, ThinkingContent)]
+    assert len(thinking) == 1, _response(c).content
+    assert thinking[0].thinking, thinking
+    assert "".join(event.text for event in _thoughts(c)) == thinking[0].thinking, (_thoughts(c), thinking)
+    signatures = [event.signature for event in _thoughts(c) if event.signature]
+    assert signatures == ([thinking[0].signature] if thinking[0].signature else []), (signatures, thinking)
+    assert len({event.index for event in _thoughts(c)}) == 1, _thoughts(c)
+
+
+@then("no piece of thinking came, and the response holds no thinking")
+def step_no_thinking(context: Context) -> None:
+    c = _c(context)
+    assert not _thoughts(c), c.streamed
+    assert not any(isinstance(block, ThinkingContent) for block in _response(c).content), _response(c).content
+    assert _texts(c), c.streamed
 
 
 @then("more than one piece of text came before the response, and the response came last")

@@ -25,11 +25,11 @@ HOLD_SECONDS = 60.0
 """The longest the emulator holds a stream for a client that never gets its first piece (the product's failure, the
 scenario fails then): never reached when the relay works, whatever the machine's load."""
 _PIECE = re.compile(
-    rb'"text_delta"|response\.output_text\.delta|"content":"[^"]|"text":"[^"]'
+    rb'"text_delta"|"thinking_delta"|response\.output_text\.delta|"content":"[^"]|"text":"[^"]'
     rb'|"partial_json":"[^"]|function_call_arguments\.delta|"arguments":"[^"]'
 )
-"""A body chunk holding a piece of the answer (its text, or a tool call's arguments), in any of the emulator's stream
-shapes."""
+"""A body chunk holding a piece of the answer (its text, its thinking, or a tool call's arguments), in any of the
+emulator's stream shapes."""
 
 
 class HeldStreams:

@@ -71,7 +71,7 @@ if _typing.TYPE_CHECKING:
     from lowtide.provider import Outcome, Provider, ProviderOptions
     from lowtide.providers.anthropic import ClaudeBatchProvider, ClaudeProvider
     from lowtide.registry import ProviderRegistry, default_registry
-    from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
+    from lowtide.streaming import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
     from lowtide.types import (
         ActorRequest,
         ActorResponse,
@@ -162,6 +162,7 @@ _LAZY = {
     "TextContent": "lowtide.types",
     "TextDelta": "lowtide.streaming",
     "ThinkingContent": "lowtide.types",
+    "ThinkingDelta": "lowtide.streaming",
     "Ticket": "lowtide.batching.tickets",
     "TimeoutPolicy": "lowtide.config.actors",
     "ToolCallDelta": "lowtide.streaming",
@@ -266,6 +267,7 @@ __all__ = [
     "TextContent",
     "TextDelta",
     "ThinkingContent",
+    "ThinkingDelta",
     "Ticket",
     "TimeoutPolicy",
     "ToolCallDelta",

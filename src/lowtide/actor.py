@@ -26,6 +26,7 @@ from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import ActorClosedError, ActorError, ConfigurationError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.quota_records import QuotaStore
+from lowtide.ledger.records import RequestRecord
 from lowtide.ledger.store import LedgerStore, missing_ledger, open_ledger
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
@@ -276,19 +277,24 @@ class Actor:
         return self._calls().submit(prompt, key, max_cost_usd, kwargs)
 
     @overload
-    def result(self, key: str, *, response_model: type[ModelT]) -> Coroutine[Any, Any, ActorResponse[ModelT]]: ...
+    def result(
+        self, key: str, *, response_model: type[ModelT], known: RequestRecord | None = None
+    ) -> Coroutine[Any, Any, ActorResponse[ModelT]]: ...
 
     @overload
-    def result(self, key: str, *, response_model: None = None) -> Coroutine[Any, Any, ActorResponse[object]]: ...
+    def result(
+        self, key: str, *, response_model: None = None, known: RequestRecord | None = None
+    ) -> Coroutine[Any, Any, ActorResponse[object]]: ...
 
     def result(
-        self, key: str, *, response_model: type[BaseModel] | None = None
+        self, key: str, *, response_model: type[BaseModel] | None = None, known: RequestRecord | None = None
     ) -> Coroutine[Any, Any, ActorResponse[object]]:
         """The answer of a parked call, waiting for its batch if need be (a coroutine: await it); traced, its span is
-        in the trace the call was parked in."""
+        in the trace the call was parked in. `known`: the key's record as the caller has just read it from this
+        actor's ledger (`ledger.request(key)`), so that it is not read again."""
         if self._closed:
             raise ActorClosedError(self.name)
-        return self._calls().result(key, response_model)
+        return self._calls().result(key, response_model, known)
 
     def ticket(self, key: str) -> Ticket:
         """Where a parked call stands, from the ledger, without calling the API (no event loop needed)."""

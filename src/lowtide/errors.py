@@ -188,13 +188,20 @@ class SpendCapExceededError(BudgetExceededError):
     cap, counting what every process and host of the ledger has spent (`spent_usd`) and reserved (`reserved_usd`)."""
 
     def __init__(
-        self, *, cap: str, limit_usd: Decimal, spent_usd: Decimal, reserved_usd: Decimal, estimate_usd: Decimal
+        self,
+        *,
+        cap: str,
+        limit_usd: Decimal,
+        spent_usd: Decimal,
+        reserved_usd: Decimal,
+        estimate_usd: Decimal,
+        requests: int = 1,
     ) -> None:
+        asked = "this request" if requests == 1 else f"these {requests} requests together"
         ActorError.__init__(
             self,
             f"Spend cap reached: {cap}. Spent ${spent_usd:.6f} and reserved ${reserved_usd:.6f} for requests not"
-            f" answered yet; this request could add up to ${estimate_usd:.6f}, which would cross it. Nothing was"
-            " sent.",
+            f" answered yet; {asked} could add up to ${estimate_usd:.6f}, which would cross it. Nothing was sent.",
         )
         self.scope = cap
         self.limit_usd = limit_usd

@@ -1,4 +1,4 @@
-"""What `Actor.stream` yields: the answer's text and tool-call pieces as they arrive, then the finished
+"""What `Actor.stream` yields: the answer's text, tool-call and thinking pieces as they arrive, then the finished
 `ActorResponse`. Neutral: each provider turns its own stream's events into these (`Provider.stream`)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import TypeAlias
 
 from lowtide.types import ActorResponse
 
-__all__ = ["StreamEvent", "TextDelta", "ToolCallDelta"]
+__all__ = ["StreamEvent", "TextDelta", "ThinkingDelta", "ToolCallDelta"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +31,17 @@ class ToolCallDelta:
     name: str | None = None
 
 
-StreamEvent: TypeAlias = TextDelta | ToolCallDelta | ActorResponse[object]
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A piece of the model's thinking, as the API streams it (Anthropic's extended thinking, Gemini's thought parts):
+    the `text` of the pieces of one `index` joined are that block's thinking. `signature`, on the piece that carries
+    it (often one with no text), is the provider's seal on the block, which the answer keeps to send it back."""
+
+    text: str
+    index: int = 0
+    signature: str | None = None
+
+
+StreamEvent: TypeAlias = TextDelta | ToolCallDelta | ThinkingDelta | ActorResponse[object]
 """One item of a stream: deltas, then exactly one `ActorResponse` (the last), whose content, usage and cost are
 those `Actor.run` returns for the same call."""

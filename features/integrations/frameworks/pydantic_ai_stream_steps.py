@@ -15,8 +15,12 @@ from pydantic_ai.messages import (
     AgentStreamEvent,
     FunctionToolCallEvent,
     FunctionToolResultEvent,
+    ModelResponse,
+    PartDeltaEvent,
     PartStartEvent,
     TextPart,
+    ThinkingPart,
+    ThinkingPartDelta,
 )
 from pydantic_ai_steps import Forecast
 from step_context import Context as StepContext
@@ -36,6 +40,60 @@ class Context(StepContext, Protocol):
     final_output: Any
     logged: list[logging.LogRecord]
     loop_prompts: list[str]
+
+
+@given("a plain agent over a live actor that thinks")
+def step_thinking_agent(context: Context) -> None:
+    thinking = {"anthropic": {"thinking": {"type": "enabled", "budget_tokens": 1024}}}
+    context.agent = Agent(LowtideModel(world(context).new_actor("live", max_tokens=4096, provider_options=thinking)))
+
+
+@when('the agent\'s stream of "{prompt}" is read event by event')
+def step_stream_events(context: Context, prompt: str) -> None:
+    w = world(context)
+
+    async def read() -> list[Any]:
+        events: list[Any] = []
+        async with context.agent.iter(prompt) as run:
+            async for node in run:
+                if Agent.is_model_request_node(node):
+                    async with node.stream(run.ctx) as stream:
+                        events += [event async for event in stream]
+        w.results = [run.result]
+        return events
+
+    context.streamed = w.run(read())
+
+
+def _answer(context: Context) -> ModelResponse:
+    (result,) = world(context).results
+    return next(message for message in result.all_messages() if isinstance(message, ModelResponse))
+
+
+@then("a thinking part started before the text part, and its deltas joined are the answer's thinking")
+def step_thinking_first(context: Context) -> None:
+    events = context.streamed
+    starts = [event.part for event in events if isinstance(event, PartStartEvent)]
+    assert [type(part) for part in starts] == [ThinkingPart, TextPart], starts
+    first = starts[0]
+    assert isinstance(first, ThinkingPart), first
+    thinking = first.content + "".join(
+        event.delta.content_delta or ""
+        for event in events
+        if isinstance(event, PartDeltaEvent) and isinstance(event.delta, ThinkingPartDelta)
+    )
+    (answer_thinking,) = [part for part in _answer(context).parts if isinstance(part, ThinkingPart)]
+    assert thinking, events
+    assert thinking == answer_thinking.content, (thinking, answer_thinking.content)
+    deltas = sum(isinstance(event, PartDeltaEvent) and isinstance(event.delta, ThinkingPartDelta) for event in events)
+    assert deltas > 1, events
+
+
+@then("the answer's thinking is signed by the actor's provider, so that it goes back to it on the next turn")
+def step_thinking_signed(context: Context) -> None:
+    (part,) = [part for part in _answer(context).parts if isinstance(part, ThinkingPart)]
+    assert part.signature, part
+    assert part.provider_name == _answer(context).provider_name, (part.provider_name, _answer(context).provider_name)
 
 
 @when('the agent\'s answer to "{prompt}" is streamed as text deltas')

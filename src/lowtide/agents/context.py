@@ -10,7 +10,7 @@ import contextlib
 import functools
 import inspect
 import typing
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -22,10 +22,12 @@ from lowtide.agents.budget import over, turn_arguments
 from lowtide.agents.failures import JournaledError, journaled, replayed
 from lowtide.agents.lease import lease_kept
 from lowtide.agents.values import decoded, encoded, fingerprint, reference_of, unstorable, unstorable_type
+from lowtide.agents.writes import JournalWrites
 from lowtide.batching.crashpoints import crashpoint
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError, AgentDivergedError, BudgetExceededError, ConfigurationError
-from lowtide.ledger.journal_records import AgentState, EntryKind, JournalEntry
+from lowtide.ledger.journal_records import EntryKind, JournalEntry
+from lowtide.ledger.records import RequestRecord
 from lowtide.messages.structured import parse_response
 from lowtide.types import ActorResponse
 
@@ -87,6 +89,7 @@ class AgentContext:
         *,
         max_cost_usd: Decimal | None = None,
         holder: str | None = None,
+        answers: Mapping[str, RequestRecord] | None = None,
     ) -> None:
         self.run_id = run_id
         self._holder = holder
@@ -94,8 +97,9 @@ class AgentContext:
         self.max_cost_usd = max_cost_usd
         """The run's budget over all its turns, or None."""
         self._store = store
-        self._journal = store.agent_journal
         self._entries = {e.position: e for e in entries}
+        self._answers = dict(answers or {})
+        """Records of turns' requests read before this advance (by its `resume` pass), each used once, unread again."""
         self._clock = clock
         self._position = 0
         self._step_key: str | None = None
@@ -111,6 +115,11 @@ class AgentContext:
     @property
     def cost_usd(self) -> Decimal:
         return sum((e.cost_usd or Decimal(0) for e in self._entries.values()), Decimal(0))
+
+    def _writes(self) -> JournalWrites:
+        """The journal's writes and stop checks, made together with those of the runs this event loop advances beside
+        this one (`JournalWrites.of`)."""
+        return JournalWrites.of(self._store)
 
     # -- the journal at the next position ----------------------------------------------------------------------------
 
@@ -140,7 +149,7 @@ class AgentContext:
             error=None, cost_usd=None, idempotent=idempotent, retry=False, attempts=1, started_at=self._clock.now(),
             ended_at=None,
         )  # fmt: skip
-        stored = await self._io(lambda: self._journal.put_entry(entry))
+        stored = await self._writes().put(entry)
         self._entries[position] = stored
         return stored, False
 
@@ -149,12 +158,11 @@ class AgentContext:
     ) -> None:
         now = self._clock.now()
         settled = replace(entry, result=result, error=error, cost_usd=cost, ended_at=now)
-        await self._io(lambda: self._journal.change_entry(entry.run_id, entry.position, lambda _: settled))
+        await self._writes().change(entry.run_id, entry.position, lambda _: settled)
         self._entries[entry.position] = settled
 
     async def _check_stopped(self) -> None:
-        run = await self._io(lambda: self._journal.agent_run(self.run_id))
-        if run is not None and run.state is AgentState.STOPPED:
+        if await self._writes().stopped(self.run_id):
             raise Stopped()
 
     # -- model turns -------------------------------------------------------------------------------------------------
@@ -194,13 +202,16 @@ class AgentContext:
                     field="ledger",
                 )
             # A turn first journaled now was submitted by no earlier process (its intent comes first): nothing to read.
-            record = await self._io(lambda: ledger.request(entry.key)) if known else None
+            # One its pass read already (the run was parked on it) is not read again, here nor by `result`.
+            record = self._answers.pop(entry.key, None) if known else None
+            if known and record is None:
+                record = await self._io(lambda: ledger.request(entry.key))
             if record is None or not record.state.final:
                 limited = self._budgeted(kwargs)
                 with self._as_runs_budget(kwargs, limited):
                     await actor.submit(prompt, key=entry.key, **limited)  # never twice: the ledger knows the key
                 raise Parked(entry.key)
-            response = await self._answered(entry, actor.result(entry.key))
+            response = await self._answered(entry, actor.result(entry.key, known=record))
         return parse_response(response, response_model) if response_model is not None else response
 
     def _budgeted(self, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -271,7 +282,7 @@ class AgentContext:
             if not (entry.idempotent or entry.retry):
                 raise InDoubt(entry)
             again = replace(entry, retry=False, attempts=entry.attempts + 1, started_at=self._clock.now())
-            await self._io(lambda: self._journal.change_entry(entry.run_id, entry.position, lambda _: again))
+            await self._writes().change(entry.run_id, entry.position, lambda _: again)
             entry = self._entries[entry.position] = again
         self._step_key = entry.key
         try:

@@ -5,27 +5,40 @@ while it still holds it, so that a run stopped meanwhile stays stopped."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from lowtide.agents import rules
 from lowtide.agents.asking import ask
 from lowtide.agents.context import AgentContext, InDoubt, Parked, Stopped, WaitingOnPerson
+from lowtide.agents.notices import tell
 from lowtide.agents.values import encoded, unstorable
+from lowtide.agents.writes import JournalWrites
 from lowtide.batching.keys import owner_id
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.ledger.journal import RunChange
-from lowtide.ledger.journal_records import AgentRun, AgentState
+from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
+from lowtide.ledger.records import RequestRecord
 from lowtide.telemetry.switch import tracing
 
 if TYPE_CHECKING:
     from lowtide.ledger.interface import LedgerStore
 
-__all__ = ["AgentFunction", "advance", "advance_held", "advanced"]
+__all__ = ["AgentFunction", "Read", "advance", "advance_held", "advanced"]
 
 AgentFunction = Callable[..., Coroutine[Any, Any, Any]]
 """An agent's own function: `async def f(ctx, *args, **kwargs)`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """What an advance replays from, read before it: the run's journal, and the records of its turns' requests
+    read with it (the one its run was parked on), by key."""
+
+    entries: list[JournalEntry]
+    answers: Mapping[str, RequestRecord] = field(default_factory=dict[str, RequestRecord])
 
 
 async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: Clock | None = None) -> AgentRun | None:
@@ -40,41 +53,61 @@ async def advance(fn: AgentFunction, store: LedgerStore, run_id: str, *, clock: 
     return await advance_held(fn, store, held, owner, clock)
 
 
-async def advance_held(fn: AgentFunction, store: LedgerStore, held: AgentRun, owner: str, clock: Clock) -> AgentRun:
-    """Advance a run this process holds (`owner`), and write what it came to: the run as it then stands."""
+async def advance_held(
+    fn: AgentFunction, store: LedgerStore, held: AgentRun, owner: str, clock: Clock, *, read: Read | None = None
+) -> AgentRun:
+    """Advance a run this process holds (`owner`), and write what it came to (with the ends of the other runs this
+    event loop advances at the same moment): the run as it then stands."""
     journal = store.agent_journal
-    change = await advanced(fn, store, held, owner, clock)
-    written = await ask(store, lambda: journal.change_run(held.run_id, change))
+    change = await advanced(fn, store, held, owner, clock, read=read)
+    written = await JournalWrites.of(store).change_run(held.run_id, change)
     if written is None:  # stopped meanwhile: as the stop left it
         written = await ask(store, lambda: journal.agent_run(held.run_id))
     assert written is not None, held.run_id
+    await tell(store, [written], clock)
     return written
 
 
-async def advanced(fn: AgentFunction, store: LedgerStore, held: AgentRun, owner: str, clock: Clock) -> RunChange:
+async def advanced(
+    fn: AgentFunction, store: LedgerStore, held: AgentRun, owner: str, clock: Clock, *, read: Read | None = None
+) -> RunChange:
     """Replay the run `owner` holds and run it on to its next park or its end: the change that writes what it came
-    to, which the caller writes (alone, or in one transaction with the other runs of a `resume` pass). With
-    telemetry on, the advance is a span of the run's trace (its context stored with the run's input)."""
+    to, which the caller writes (alone, or in one transaction with the other runs of a `resume` pass). `read`: its
+    journal and awaited answer as the caller read them (a `resume` pass reads all its runs' together), else read
+    here. With telemetry on, the advance is a span of the run's trace (its context stored with the run's input)."""
     given: dict[str, Any] = json.loads(held.input)
     if not tracing():
-        return (await _advanced(fn, store, held, given, owner, clock))[1]
+        return (await _advanced(fn, store, held, given, owner, clock, read))[1]
     from lowtide.telemetry.agent_runs import advance_span
 
     with advance_span(held.run_id, given.get("trace")) as span:
-        outcome, change = await _advanced(fn, store, held, given, owner, clock)
+        outcome, change = await _advanced(fn, store, held, given, owner, clock, read)
         span.set_attribute("lowtide.agent.outcome", outcome)
     return change
 
 
 async def _advanced(
-    fn: AgentFunction, store: LedgerStore, held: AgentRun, given: dict[str, Any], owner: str, clock: Clock
+    fn: AgentFunction,
+    store: LedgerStore,
+    held: AgentRun,
+    given: dict[str, Any],
+    owner: str,
+    clock: Clock,
+    read: Read | None,
 ) -> tuple[str, RunChange]:
     """What the advance came to (its outcome's name, for its span) and the change that writes it."""
     run_id = held.run_id
-    entries = await ask(store, lambda: store.agent_journal.entries(run_id))
+    if read is None:
+        read = Read(await ask(store, lambda: store.agent_journal.entries(run_id)))
     budget = given.get("max_cost_usd")
     ctx = AgentContext(
-        run_id, store, entries, clock, max_cost_usd=None if budget is None else Decimal(budget), holder=owner
+        run_id,
+        store,
+        read.entries,
+        clock,
+        max_cost_usd=None if budget is None else Decimal(budget),
+        holder=owner,
+        answers=read.answers,
     )
     try:
         value = await fn(ctx, *given.get("args", []), **given.get("kwargs", {}))

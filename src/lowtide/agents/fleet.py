@@ -18,17 +18,21 @@ from pathlib import Path
 from lowtide.agents import rules
 from lowtide.agents.agent import Agent
 from lowtide.agents.asking import ask
-from lowtide.agents.driver import advanced
+from lowtide.agents.driver import Read, advanced
+from lowtide.agents.notices import tell
 from lowtide.agents.values import SCRIPT_MODULE
 from lowtide.agents.waiting import advanceable_now
 from lowtide.batching.gathering import Gathering
+from lowtide.batching.gc_tuning import freeze_survivors, thaw
 from lowtide.batching.keys import owner_id
 from lowtide.calls import parking
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
+from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.journal import RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
+from lowtide.webhooks.notify import deliver_due
 
 __all__ = ["Advanced", "imported", "referenced", "resume_once", "retry_run", "stop_run"]
 
@@ -104,12 +108,16 @@ async def resume_once(
         importlib.import_module(module)
     done = Advanced()
     try:
-        await parking.collect(store, client=client, api_key_env=api_key_env, clock=clock)
+        await parking.collect_ended(store, client=client, api_key_env=api_key_env, clock=clock)
     except (
         APIError,
         ConfigurationError,
     ) as exc:  # the batches it could reach are collected; a later pass tries the others again
         done.errors.append(("collect", f"{type(exc).__name__}: {exc}"))
+    try:  # the notices the outbox holds that are due (an earlier pass's, or an actor's): a pass is cron's sweep too
+        await deliver_due(async_ledger(store), clock, owner=owner_id())
+    except Exception as exc:  # a store's outage: the next pass sweeps again
+        done.errors.append(("notices", f"{type(exc).__name__}: {exc}"))
     journal = store.agent_journal
     due: list[tuple[AgentRun, Agent]] = []
     waiting = [r for r in journal.agent_runs([AgentState.PARKED, AgentState.RUNNING]) if only in (None, r.run_id)]
@@ -130,20 +138,43 @@ async def resume_once(
     owner, now = owner_id(), clock.now()
     held = await ask(store, lambda: journal.change_runs({run.run_id: rules.lease(owner, now) for run, _ in due}))
     going = [(taken, found) for run, found in due if (taken := held[run.run_id]) is not None]
+    reads = await ask(store, lambda: _reads(store, [run for run, _ in going]))
+    # Thousands of runs replaying at once: what is alive now (their runs, journals, answers) lives until the pass ends,
+    # and the collector's full passes need not walk it meanwhile; given back once the pass has written its ends.
+    freeze_survivors(len(going))
     together = Gathering(len(going))
 
     async def advance(run: AgentRun, found: Agent) -> RunChange:
         with together.member():
-            return await advanced(found.fn, store, run, owner, clock)
+            return await advanced(found.fn, store, run, owner, clock, read=reads[run.run_id])
 
-    changes = await asyncio.gather(*(advance(run, found) for run, found in going))
-    ends = {run.run_id: change for (run, _), change in zip(going, changes, strict=True)}
-    written = await ask(store, lambda: journal.change_runs(ends))
+    try:
+        changes = await asyncio.gather(*(advance(run, found) for run, found in going))
+        ends = {run.run_id: change for (run, _), change in zip(going, changes, strict=True)}
+        written = await ask(store, lambda: journal.change_runs(ends))
+    finally:
+        thaw()
     for run_id, run in written.items():
         now_as = run if run is not None else await ask(store, lambda run_id=run_id: journal.agent_run(run_id))
         if now_as is not None:
             done.runs.append(now_as)
+    await tell(store, done.runs, clock)
     return done
+
+
+def _reads(store: LedgerStore, runs: list[AgentRun]) -> dict[str, Read]:
+    """What the runs of a pass replay from, in two reads for them all: their journals, and the requests they were
+    parked on (their answers, now in the ledger), by run id."""
+    journals = store.agent_journal.entries_of([run.run_id for run in runs])
+    awaited = [run.awaiting for run in runs if run.awaiting is not None]
+    records = {record.key: record for record in store.requests_for(awaited)} if awaited else {}
+    return {
+        run.run_id: Read(
+            journals[run.run_id],
+            {run.awaiting: records[run.awaiting]} if run.awaiting is not None and run.awaiting in records else {},
+        )
+        for run in runs
+    }
 
 
 async def stop_run(
@@ -171,6 +202,7 @@ async def stop_run(
             await parking.cancel(store, run.awaiting or "", client=client, api_key_env=api_key_env)
     stopped = journal.agent_run(run_id)
     assert stopped is not None
+    await tell(store, [stopped], clock or SystemClock())
     return stopped
 
 

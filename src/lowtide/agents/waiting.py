@@ -30,4 +30,4 @@ async def collect_for(store: LedgerStore, run: AgentRun, *, client: object | Non
     """Look once at the batch the run waits on, storing its results if it has ended."""
     record = store.request(run.awaiting) if run.awaiting else None
     if record is not None and record.batch_id and not record.state.final:
-        await parking.collect(store, batch_ids=[record.batch_id], client=client)
+        await parking.collect_ended(store, batch_ids=[record.batch_id], client=client)

@@ -23,10 +23,13 @@ from lowtide.batching.keys import derive_key, params_json
 from lowtide.batching.policy import key_twice, other_params, other_request
 from lowtide.calls.arguments import check_budget, check_key, check_messages, check_prompt
 from lowtide.calls.face import ActorFace
+from lowtide.calls.owners import owned_elsewhere, owner_of, reserve_all_for
 from lowtide.calls.prompt_calls import PromptCalls, PromptPath
+from lowtide.core.hosts import host_id
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.cost.budget import Limit, within_limits, worst_case_of
 from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
+from lowtide.ledger.spend_records import SpendEntry
 from lowtide.live.caller import LiveCaller
 from lowtide.messages.answers import TextAnswer
 from lowtide.messages.unicode import check_request_text
@@ -102,8 +105,8 @@ class ManyCalls:
                 return None
             prompts.append(given)
         path = self._prompts.path(None, mode)
-        if path is None or not path.direct:  # (not direct: the actor has a budget, or the template no JSON around)
-            return None
+        if path is None or not path.direct or owned_elsewhere():
+            return None  # (not direct: the actor has a budget or an owner, or the template no JSON around)
         for prompt in prompts:
             check_prompt(prompt)
         return path, prompts
@@ -159,7 +162,11 @@ class ManyCalls:
             known = await _known(engine, first, params)
             fresh = [index for key, index in first.items() if key not in known]
             await _preflight(provider, [built[index] for index in fresh])
-            estimates = await self._budget(engine, {keys[i]: params[i] for i in fresh}, max_cost_usd)
+            new = {keys[i]: params[i] for i in fresh}
+            estimates = await self._budget(engine, new, max_cost_usd)
+            owned = await self._reserve_owner(engine, new, estimates)
+            for estimate in estimates.values():
+                engine.reserve(self._actor.name, estimate)  # counted against calls checked in the same moment
             later = self._later(provider, {key: built[index] for key, index in first.items()}) if tracing() else {}
             came = engine.arrival_of(arrival)
             claimed = {
@@ -177,7 +184,31 @@ class ManyCalls:
         finally:
             engine.arrived(arrival)
         del params  # the engine holds them now, until they are queued
-        return await _answers(engine, keys, claimed, [request.response_model for request in built])
+        if not owned:
+            return await _answers(engine, keys, claimed, [request.response_model for request in built])
+        try:
+            return await _answers(engine, keys, claimed, [request.response_model for request in built])
+        except BaseException:
+            await _release_unrecorded(engine, owned, self._actor.clock.now())
+            raise
+
+    async def _reserve_owner(
+        self, engine: BatchEngine, fresh: dict[str, dict[str, Any]], estimates: dict[str, Decimal]
+    ) -> list[str]:
+        """The requests new to the ledger reserved together against their owner's caps (`calls.owners`), all or none,
+        before anything is recorded: their keys (none when the calls have no owner)."""
+        owner = owner_of(self._actor.configuration)
+        if not owner.known or not fresh:
+            return []
+        codec, at, host = engine.backend.codec, self._actor.clock.now(), host_id()
+        entries: list[SpendEntry] = []
+        for key, params in fresh.items():
+            model = codec.model_of(params)
+            worst = estimates.get(key) or codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+            worst = within_limits(worst, model, [])  # an unpriced model refused: its owner's caps could not be kept
+            entries.append(SpendEntry(key, owner, self._actor.name, model, worst, at, host))
+        await reserve_all_for(engine, entries)
+        return [entry.key for entry in entries]
 
     def _later(
         self, provider: Provider, requests: dict[str, ActorRequest], mode: str = "batch"
@@ -210,8 +241,8 @@ class ManyCalls:
     async def _budget(
         self, engine: BatchEngine, fresh: dict[str, dict[str, Any]], max_cost_usd: float | None
     ) -> dict[str, Decimal]:
-        """The worst case of each request new to the ledger, reserved in the engine, once their sum fits the call's
-        budget and the actor's (what it has spent or committed, and what calls of this moment reserved)."""
+        """The worst case of each request new to the ledger (to be reserved in the engine), once their sum fits the
+        call's budget and the actor's (what it has spent or committed, and what calls of this moment reserved)."""
         configured = self._actor.configuration.max_cost_usd
         if (max_cost_usd is None and configured is None) or not fresh:
             return {}
@@ -227,7 +258,6 @@ class ManyCalls:
         reserved: dict[str, Decimal] = {}
         for key, estimate in estimates.items():
             assert estimate is not None  # (`_within` refused an unpriced request)
-            engine.reserve(self._actor.name, estimate)  # counted against calls checked in the same moment
             reserved[key] = estimate
         return reserved
 
@@ -269,6 +299,15 @@ async def _known(engine: BatchEngine, first: dict[str, int], params: list[dict[s
             if other_params(record.params, sent):
                 raise other_request(record.key)
     return known
+
+
+async def _release_unrecorded(engine: BatchEngine, keys: list[str], at: float) -> None:
+    """Let go of the owner's reservations of `keys` the ledger never recorded (their calls failed before their
+    claims were written): nothing of them can be billed."""
+    recorded = {record.key for record in await engine.ledger.requests_for(keys)}
+    unrecorded = [key for key in keys if key not in recorded]
+    if unrecorded:
+        await engine.ledger.spending.release_all(unrecorded, at=at, host=host_id())
 
 
 async def _preflight(provider: Provider, requests: Sequence[ActorRequest]) -> None:

@@ -4,7 +4,7 @@ reserved against its owner's caps in the ledger before anything is recorded or s
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from decimal import Decimal
@@ -13,9 +13,9 @@ from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.config.actors import ActorConfiguration
 from lowtide.core.hosts import host_id
 from lowtide.errors import SpendCapExceededError
-from lowtide.ledger.spend_records import Owner, SpendEntry
+from lowtide.ledger.spend_records import Admission, Owner, SpendEntry
 
-__all__ = ["owned_elsewhere", "owner_of", "reserve_for", "spend_owner"]
+__all__ = ["cap_refusal", "owned_elsewhere", "owner_of", "reserve_all_for", "reserve_for", "spend_owner"]
 
 _OWNER: ContextVar[Owner | None] = ContextVar("lowtide_spend_owner", default=None)
 
@@ -66,14 +66,28 @@ async def reserve_for(
 ) -> None:
     """Record `key`'s owner and reserve its worst case against the owner's caps, in one transaction of the ledger;
     refused (nothing recorded, nothing sent) with `SpendCapExceededError` when it would cross one."""
-    entry = SpendEntry(key, owner, actor, model, worst_case_usd, at, host_id())
-    admission = await engine.ledger.spending.reserve(entry)
+    await reserve_all_for(engine, [SpendEntry(key, owner, actor, model, worst_case_usd, at, host_id())])
+
+
+async def reserve_all_for(engine: BatchEngine, entries: Sequence[SpendEntry]) -> None:
+    """Reserve `entries` together against their owners' caps (all or none, one transaction); refused with
+    `SpendCapExceededError` (nothing recorded, nothing sent) when together they would cross one."""
+    admission = await engine.ledger.spending.reserve_all(entries)
+    error = cap_refusal(admission)
+    if error is not None:
+        raise error
+
+
+def cap_refusal(admission: Admission) -> SpendCapExceededError | None:
+    """The error of a refused admission (None: admitted), naming the cap, its standing and what was asked."""
     refused = admission.refused_by
-    if refused is not None:
-        raise SpendCapExceededError(
-            cap=refused.cap.describe(),
-            limit_usd=refused.cap.limit_usd,
-            spent_usd=refused.spent_usd,
-            reserved_usd=refused.reserved_usd,
-            estimate_usd=worst_case_usd,
-        )
+    if refused is None:
+        return None
+    return SpendCapExceededError(
+        cap=refused.cap.describe(),
+        limit_usd=refused.cap.limit_usd,
+        spent_usd=refused.spent_usd,
+        reserved_usd=refused.reserved_usd,
+        estimate_usd=admission.adds_usd,
+        requests=admission.requests,
+    )

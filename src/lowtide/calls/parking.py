@@ -22,7 +22,7 @@ from lowtide.ledger.store import BatchRecord, BatchState, LedgerStore
 from lowtide.provider import ProviderOptions
 from lowtide.registry import ProviderRegistry, default_registry
 
-__all__ = ["ActorTotals", "BatchSummary", "StatusReport", "cancel", "collect", "status"]
+__all__ = ["ActorTotals", "BatchSummary", "StatusReport", "cancel", "collect", "collect_ended", "status"]
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,25 @@ async def collect(
     clock: Clock | None = None,
     registry: ProviderRegistry | None = None,
 ) -> list[BatchSummary]:
-    """Fetch the results of ended batches (all outstanding ones, or those named) into the ledger.
+    """Fetch the results of ended batches (all outstanding ones, or those named) into the ledger (`collect_ended`):
+    the ledger's batches then, with their counts and cost (`status`, which reads every request of the ledger)."""
+    await collect_ended(
+        ledger, batch_ids=batch_ids, client=client, api_key_env=api_key_env, clock=clock, registry=registry
+    )
+    return status(ledger).batches
+
+
+async def collect_ended(
+    ledger: LedgerStore,
+    *,
+    batch_ids: Iterable[str] | None = None,
+    client: object | None = None,
+    api_key_env: str | None = None,
+    clock: Clock | None = None,
+    registry: ProviderRegistry | None = None,
+) -> None:
+    """`collect` without its summaries (what `lowtide agents resume` does every pass): only the outstanding batches
+    are read, not every request of the ledger.
 
     A batch still processing is checked once and left as it is; one whose create is unknown is reconciled. When the
     API refused or failed a look (it could not be reached, say), every other batch is still collected, and then the
@@ -193,7 +211,6 @@ async def collect(
             await engine.aclose()  # its lease ends now, not when the loop does (`Agent.result` keeps its loop)
     if failures:
         raise failures[0]
-    return status(ledger).batches
 
 
 async def cancel(

@@ -20,6 +20,7 @@ from lowtide.calls.prompt_calls import DurableCall, PromptCalls
 from lowtide.calls.providers import ActorProviders
 from lowtide.config.actors import BatchProcessingMode
 from lowtide.core.hosts import host_id
+from lowtide.ledger.records import RequestRecord
 from lowtide.provider import Provider
 from lowtide.types import ActorRequest, ActorResponse
 
@@ -50,8 +51,10 @@ class Calls(Protocol):
         """Park a batch-mode call (`Actor.submit`)."""
         ...
 
-    async def result(self, key: str, response_model: type[BaseModel] | None) -> ActorResponse[object]:
-        """A parked call's answer (`Actor.result`)."""
+    async def result(
+        self, key: str, response_model: type[BaseModel] | None, known: RequestRecord | None = None
+    ) -> ActorResponse[object]:
+        """A parked call's answer (`Actor.result`); `known`, its record as the caller just read it."""
         ...
 
     async def parked_trace(self, key: str) -> str | None:
@@ -160,9 +163,11 @@ class ActorCalls:
         )
         return await call.engine.submit(call.params, key=call.key, actor=self._actor.name, worst_case_usd=call.estimate)
 
-    async def result(self, key: str, response_model: type[BaseModel] | None) -> ActorResponse[object]:
+    async def result(
+        self, key: str, response_model: type[BaseModel] | None, known: RequestRecord | None = None
+    ) -> ActorResponse[object]:
         check_response_model(response_model)
-        return await (await self._parked()).attach(check_key(key), response_model)
+        return await (await self._parked()).attach(check_key(key), response_model, known=known)
 
     async def parked_trace(self, key: str) -> str | None:
         return (await (await self._parked()).ledger.traces_of([check_key(key)])).get(key)

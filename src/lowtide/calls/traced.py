@@ -13,6 +13,7 @@ from lowtide.batching.tickets import Ticket
 from lowtide.calls.path import Calls
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.errors import ActorError
+from lowtide.ledger.records import RequestRecord
 from lowtide.provider import Provider
 from lowtide.telemetry.actor_calls import call_attributes
 from lowtide.telemetry.attributes import Attributes
@@ -64,13 +65,15 @@ class TracedCalls:
         calls = self._calls
         return await traced_call(model, attributes, lambda: calls.submit(prompt, key, max_cost_usd, arguments))
 
-    async def result(self, key: str, response_model: type[BaseModel] | None) -> ActorResponse[object]:
+    async def result(
+        self, key: str, response_model: type[BaseModel] | None, known: RequestRecord | None = None
+    ) -> ActorResponse[object]:
         """A parked call's answer, its span a child of the trace the call was parked in (else of the current span)."""
         stored = await self._calls.parked_trace(key)
         model, attributes = await self._span_of("result", BatchProcessingMode.BATCH, key, None, {})
         calls = self._calls
         return await traced_call(
-            model, attributes, lambda: calls.result(key, response_model), context=context_of(stored)
+            model, attributes, lambda: calls.result(key, response_model, known), context=context_of(stored)
         )
 
     async def parked_trace(self, key: str) -> str | None:

@@ -172,6 +172,7 @@ def run(
         raise ConfigurationError("--template, --file-column and --id-column are for CSV inputs.", field="template")
     if kind == "csv" and not template:
         raise ConfigurationError("A CSV input needs --template, the prompt with {column} placeholders.")
+    from lowtide.bulk.inputs.csv_rows import CsvInput
     from lowtide.bulk.inputs.digest import InputDigest
     from lowtide.bulk.inputs.reading import JsonlLines
 
@@ -198,7 +199,7 @@ def run(
         abort_on=abort_on or (),
         abort_mode=abort_mode,
     )
-    bulk = bulk.add_input(jobs) if isinstance(jobs, JsonlLines) else bulk.add_jobs(jobs, digest=digest)
+    bulk = bulk.add_input(jobs) if isinstance(jobs, JsonlLines | CsvInput) else bulk.add_jobs(jobs, digest=digest)
     del jobs  # the run holds them now (a prompt alone as its string)
     if dry_run:
         plan = asyncio.run(_closing(actor, bulk.live_plan() if bulk.mode == "live" else bulk.plan()))
@@ -310,7 +311,7 @@ def _load(
     id_column: str | None,
     digest: InputDigest | None,
 ) -> Any:
-    from lowtide.bulk.inputs.csv_rows import load_csv, load_csv_stream
+    from lowtide.bulk.inputs.csv_rows import CsvInput, load_csv, load_csv_stream
     from lowtide.bulk.inputs.jsonl import jsonl_inputs, load_jsonl_stream
     from lowtide.bulk.inputs.reading import JsonlLines
     from lowtide.config.actors import DEFAULT_PROVIDER
@@ -329,7 +330,10 @@ def _load(
         return load_jsonl_stream(stream)
     if kind == "csv":
         assert template is not None
-        return load_csv(path, template, file_column=file_column, id_column=id_column, digest=digest)
+        if digest is None:
+            return load_csv(path, template, file_column=file_column, id_column=id_column)
+        # Read as bytes, its files checked by the run: a run the ledger knows reads its converted texts back first.
+        return CsvInput(path, template, file_column=file_column, id_column=id_column, digest=digest)
     if digest is None:
         return jsonl_inputs(path)  # a line at a time, a prompt alone as its string: never a million `Job`s
     # Read as bytes, parsed by the run: a run the ledger knows by these bytes parses only the lines it sends.

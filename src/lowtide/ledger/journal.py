@@ -6,16 +6,18 @@ transaction, so that the rules (who holds the lease, which state may follow whic
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 
-__all__ = ["AgentJournal", "EntryChange", "RunChange"]
+__all__ = ["AgentJournal", "EntryAt", "EntryChange", "RunChange"]
 
 RunChange = Callable[[AgentRun], AgentRun | None]
 """Given the run as stored, the run to store instead, or None to leave it (the change does not apply)."""
 EntryChange = Callable[[JournalEntry], JournalEntry | None]
+EntryAt = tuple[str, int, EntryChange]
+"""A change of the entry at (run id, position)."""
 
 
 class AgentJournal(Protocol):
@@ -45,10 +47,26 @@ class AgentJournal(Protocol):
         """The run's journal, by position."""
         ...
 
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        """`entries` of many runs read together: what a `resume` pass replays, a read a pass rather than one a run.
+        Each id asked to its journal, by position (empty for a run with none)."""
+        ...
+
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         """Record `entry` (an intent) unless its run already has one at its position: the entry stored there."""
         ...
 
     def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
         """`change_run` for the entry at `position`."""
+        ...
+
+    def write_entries(
+        self, intents: Sequence[JournalEntry], changes: Sequence[EntryAt]
+    ) -> tuple[list[JournalEntry], list[JournalEntry | None]]:
+        """`put_entry` of each intent and `change_entry` of each change, in one transaction: what the runs of a
+        `resume` pass write at one moment, rather than a transaction each. Their answers, in the order given."""
+        ...
+
+    def runs_of(self, run_ids: Sequence[str]) -> dict[str, AgentRun]:
+        """The runs of those ids the ledger has, read together (whether any was stopped meanwhile)."""
         ...

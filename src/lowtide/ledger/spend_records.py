@@ -23,9 +23,11 @@ __all__ = [
     "SpendEntry",
     "SpendLine",
     "audit_of",
-    "caps_over",
+    "audits_of",
     "day_of",
-    "judge",
+    "distinct",
+    "judge_all",
+    "owners_caps",
     "spend_of",
     "tags_json",
     "tags_of",
@@ -91,6 +93,10 @@ class SpendCap:
     period: CapPeriod
     limit_usd: Decimal
 
+    def covers(self, owner: Owner) -> bool:
+        """Whether a request of `owner` counts against this cap."""
+        return (self.scope, self.name) in owner.scopes()
+
     def describe(self) -> str:
         per = "in all" if self.period is CapPeriod.ALL else f"per {self.period.value}"
         return f"{self.scope.value} {self.name!r}'s cap of ${self.limit_usd:.2f} {per}"
@@ -130,6 +136,8 @@ class Admission:
     adds_usd: Decimal
     standings: tuple[CapStanding, ...] = ()
     refused_by: CapStanding | None = None
+    requests: int = 1
+    """How many requests were judged together (`judge_all`)."""
 
     @property
     def admitted(self) -> bool:
@@ -187,19 +195,47 @@ def day_of(moment: float) -> str:
     return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d")
 
 
-def caps_over(caps: Iterable[SpendCap], owner: Owner) -> list[SpendCap]:
-    """The caps that hold a request of `owner`, in a fixed order (scope, name, period): every store locks them in
-    that order, so that two hosts never wait on each other in a circle."""
-    scopes = set(owner.scopes())
+def judge_all(entries: Sequence[SpendEntry], standings: Sequence[CapStanding]) -> Admission:
+    """Admit `entries` together (all or none): each cap's room must hold the worst cases of the entries its scope
+    covers; else refuse them all by the first cap they would cross together."""
+    total = sum((e.worst_case_usd for e in entries), Decimal(0))
+    for standing in standings:
+        covered = sum((e.worst_case_usd for e in entries if standing.cap.covers(e.owner)), Decimal(0))
+        if standing.spent_usd + standing.reserved_usd + covered > standing.cap.limit_usd:
+            return Admission(total, tuple(standings), standing, len(entries))
+    return Admission(total, tuple(standings), requests=len(entries))
+
+
+def distinct(entries: Iterable[SpendEntry]) -> list[SpendEntry]:
+    """Each key's first entry, in order: a key given twice in one group is reserved once."""
+    firsts: dict[str, SpendEntry] = {}
+    for entry in entries:
+        firsts.setdefault(entry.key, entry)
+    return list(firsts.values())
+
+
+def owners_caps(caps: Iterable[SpendCap], entries: Sequence[SpendEntry]) -> list[SpendCap]:
+    """The caps over any of `entries`' owners, each once, in a fixed order (scope, name, period): every store locks
+    them in that order, so that two hosts never wait on each other in a circle."""
+    scopes = {scope for e in entries for scope in e.owner.scopes()}
     return sorted((c for c in caps if (c.scope, c.name) in scopes), key=lambda c: (c.scope, c.name, c.period))
 
 
-def judge(worst_case_usd: Decimal, standings: Sequence[CapStanding]) -> Admission:
-    """Admit a request whose worst case fits every cap's room, else refuse it by the first cap it would cross."""
-    for standing in standings:
-        if standing.spent_usd + standing.reserved_usd + worst_case_usd > standing.cap.limit_usd:
-            return Admission(worst_case_usd, tuple(standings), standing)
-    return Admission(worst_case_usd, tuple(standings))
+def audits_of(entries: Sequence[SpendEntry], admission: Admission) -> list[AuditRecord]:
+    """The audit records of `entries` judged together: a create each when admitted; refused, one record of the
+    whole group (under its first key, with the group's worst case), so that a run retrying a group does not write one
+    refusal per item each time."""
+    if not entries:
+        return []
+    if admission.admitted:
+        return [audit_of(entry, admission) for entry in entries]
+    first = entries[0]
+    return [
+        AuditRecord(
+            first.created_at, AuditAction.REFUSED, first.key, first.owner, first.actor, admission.adds_usd,
+            admission.cap_left_usd, first.host,
+        )
+    ]  # fmt: skip
 
 
 def tags_json(tags: tuple[tuple[str, str], ...]) -> str:

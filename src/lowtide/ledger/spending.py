@@ -8,6 +8,7 @@ spent (a failure's none), so that a reservation is settled by the very transacti
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from lowtide.ledger.spend_records import (
@@ -39,14 +40,25 @@ class SpendLedger(Protocol):
         ...
 
     def reserve(self, entry: SpendEntry) -> Admission:
-        """Judge `entry`'s worst case against its owner's caps (`spend_records.judge`) and, admitted, record it, in
-        one transaction that holds those caps (locked in `caps_over`'s order) until it ends, so that two processes
+        """Judge `entry`'s worst case against its owner's caps (`spend_records.judge_all`) and, admitted, record it, in
+        one transaction that holds those caps (locked in `owners_caps`' order) until it ends, so that two processes
         or hosts admitting at once are judged one after the other; the audit record of either outcome in the same
         transaction. A key recorded before keeps its first owner and adds nothing."""
         ...
 
+    def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
+        """`reserve` for several requests at once (a `run_many` call, a bulk run's batch), all or none, in one
+        transaction: the entries whose keys are recorded already add nothing and keep their first owner; the rest are
+        judged together (`spend_records.judge_all`) and, admitted, recorded each with its audit record; refused, none
+        is recorded and one audit record says so (`spend_records.audits_of`)."""
+        ...
+
     def release(self, key: str, *, at: float, host: str) -> None:
         """Let go of `key`'s reservation (its call failed before the ledger recorded the request), audited."""
+        ...
+
+    def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
+        """`release` of several keys in one transaction (a batch whose requests were never recorded)."""
         ...
 
     def record_audit(self, record: AuditRecord) -> None:
@@ -67,6 +79,10 @@ class AsyncSpendLedger(Protocol):
 
     async def reserve(self, entry: SpendEntry) -> Admission: ...
 
+    async def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission: ...
+
     async def release(self, key: str, *, at: float, host: str) -> None: ...
+
+    async def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None: ...
 
     async def record_audit(self, record: AuditRecord) -> None: ...

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 from lowtide.errors import ActorError, StreamInterruptedError
-from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
+from lowtide.streaming import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from lowtide.types import ActorRequest, ActorResponse
 
 __all__ = ["Stream", "Streamer", "stream_call"]
@@ -26,7 +26,7 @@ Path = Callable[
     [ActorRequest, Callable[[ActorRequest], Awaitable[ActorResponse[object]]]], Awaitable[ActorResponse[object]]
 ]
 """The caller's path for one call, given the request and what answers one attempt of it."""
-Piece = TextDelta | ToolCallDelta
+Piece = TextDelta | ToolCallDelta | ThinkingDelta
 
 
 async def stream_call(request: ActorRequest, opened: Streamer, path: Path) -> Stream:

@@ -6,24 +6,36 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
-from lowtide.streaming import StreamEvent, ToolCallDelta
+from lowtide.streaming import StreamEvent, ThinkingDelta, ToolCallDelta
 from lowtide.types import ActorResponse
 
-__all__ = ["Block", "BlockOpened", "BlockPiece", "MessageOf", "Relay", "RelayStep", "StreamFinished", "steps"]
+__all__ = [
+    "Block",
+    "BlockOpened",
+    "BlockPiece",
+    "MessageOf",
+    "Relay",
+    "RelayStep",
+    "StreamFinished",
+    "ThinkingRelay",
+    "steps",
+]
 
 
 @dataclass(slots=True)
 class Block:
-    """One block of the answer as it streams: text, or a tool call (its id and name as its first piece gave them, its
-    arguments' JSON as `text`). `number` counts the blocks in the order they opened, from 0."""
+    """One block of the answer as it streams: text, a tool call (its id and name as its first piece gave them, its
+    arguments' JSON as `text`), or thinking (`thinking`; only for a `ThinkingRelay`). `number` counts the blocks in the
+    order they opened, from 0."""
 
     number: int
     tool: bool
     id: str | None = None
     name: str | None = None
     text: str = ""
+    thinking: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +49,12 @@ class BlockOpened:
 
 @dataclass(frozen=True, slots=True)
 class BlockPiece:
-    """A piece of a block's text (or of a tool call's arguments)."""
+    """A piece of a block's text (or of a tool call's arguments, or of thinking: then perhaps its `signature`, often
+    with no text)."""
 
     block: Block
     text: str
+    signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,24 +81,38 @@ class Relay(Protocol):
     def step(self, step: RelayStep) -> Iterator[bytes]: ...
 
 
-async def steps(events: AsyncIterator[StreamEvent]) -> AsyncGenerator[RelayStep, None]:
+@runtime_checkable
+class ThinkingRelay(Relay, Protocol):
+    """A relay that writes the answer's thinking as its API streams thinking (Anthropic's `thinking_delta`, Gemini's
+    thought parts): it gets thinking blocks; any other relay gets none, and its API's answer no thinking pieces."""
+
+    relays_thinking: Literal[True]
+
+
+async def steps(events: AsyncIterator[StreamEvent], *, thinking: bool = False) -> AsyncGenerator[RelayStep, None]:
     """`events` as steps: a block opens at a piece of another kind or index than the last one's, and stays open until
-    the next opens or the answer arrives. A provider's tool call always streams its id and name first."""
+    the next opens or the answer arrives. A provider's tool call always streams its id and name first. Thinking
+    pieces make blocks of their own when `thinking`, else they are left out (the finished answer still holds them)."""
     open_block: Block | None = None
-    key: tuple[bool, int] | None = None
+    key: tuple[str, int] | None = None
     count = 0
     async for event in events:
         if isinstance(event, ActorResponse):
             yield StreamFinished(event, open_block, streamed=count > 0)
             return
+        signature: str | None = None
         if isinstance(event, ToolCallDelta):
-            tool, text, id_, name = True, event.arguments, event.id, event.name
+            kind, text, id_, name = "tool", event.arguments, event.id, event.name
+        elif isinstance(event, ThinkingDelta):
+            if not thinking:
+                continue
+            kind, text, id_, name, signature = "thinking", event.text, None, None, event.signature
         else:
-            tool, text, id_, name = False, event.text, None, None
-        if open_block is None or key != (tool, event.index):
-            block = Block(count, tool, id_, name)
+            kind, text, id_, name = "text", event.text, None, None
+        if open_block is None or key != (kind, event.index):
+            block = Block(count, kind == "tool", id_, name, thinking=kind == "thinking")
             yield BlockOpened(block, open_block)
-            open_block, key, count = block, (tool, event.index), count + 1
-        if text:
+            open_block, key, count = block, (kind, event.index), count + 1
+        if text or signature:
             open_block.text += text
-            yield BlockPiece(open_block, text)
+            yield BlockPiece(open_block, text, signature)

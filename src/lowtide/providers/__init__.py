@@ -81,7 +81,16 @@ from lowtide.messages.content import (
     system_text,
 )
 from lowtide.messages.limits import NO_LIMITS, InputLimits, body_json, byte_size, check_input
-from lowtide.messages.relay import Block, BlockOpened, BlockPiece, MessageOf, Relay, RelayStep, StreamFinished
+from lowtide.messages.relay import (
+    Block,
+    BlockOpened,
+    BlockPiece,
+    MessageOf,
+    Relay,
+    RelayStep,
+    StreamFinished,
+    ThinkingRelay,
+)
 from lowtide.messages.structured import json_text, parse_response, parsed_outcome
 from lowtide.messages.wire import REFUSAL_TYPES, LiveWire, Refusal, ServedCall, Wire
 from lowtide.provider import Provider, ProviderOptions
@@ -163,6 +172,7 @@ __all__ = [
     "StreamFinished",
     "TextAnswer",
     "TextPart",
+    "ThinkingRelay",
     "TokenPricedCodec",
     "ToolCall",
     "ToolResult",

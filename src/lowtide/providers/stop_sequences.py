@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lowtide.streaming import TextDelta, ToolCallDelta
+from lowtide.streaming import TextDelta, ThinkingDelta, ToolCallDelta
 from lowtide.types import ActorResponse, TextContent
 
 __all__ = ["StopCutter", "cut_at_stop"]
+
+_Piece = TextDelta | ToolCallDelta | ThinkingDelta
 
 STOP_SEQUENCE = "stop_sequence"
 """The stop reason of an answer cut at a stop sequence, as Anthropic's answers name it."""
@@ -57,11 +59,11 @@ class StopCutter:
         self._index: int | None = None
         self.stopped = False
 
-    def pieces(self, piece: TextDelta | ToolCallDelta) -> list[TextDelta | ToolCallDelta]:
+    def pieces(self, piece: _Piece) -> list[_Piece]:
         """What of `piece` (and of the text held back before it) may be handed on now."""
         if self.stopped or not self._stops:
             return [] if self.stopped else [piece]
-        if isinstance(piece, ToolCallDelta):
+        if not isinstance(piece, TextDelta):  # stop sequences end the answer's text, not its calls or thinking
             return [*self.flush(), piece]
         out = self.flush() if piece.index != self._index else []
         self._index = piece.index
@@ -76,7 +78,7 @@ class StopCutter:
         ready = text[: len(text) - keep]
         return [*out, TextDelta(ready, piece.index)] if ready else out
 
-    def flush(self) -> list[TextDelta | ToolCallDelta]:
+    def flush(self) -> list[_Piece]:
         """The text held back, handed on: what follows it (another block, the end) shows it began no stop."""
         if not self._held or self._index is None:
             return []

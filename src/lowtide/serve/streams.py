@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from lowtide.errors import ActorError
-from lowtide.messages.relay import Relay, RelayStep, StreamFinished, steps
+from lowtide.messages.relay import Relay, RelayStep, StreamFinished, ThinkingRelay, steps
 from lowtide.messages.wire import LiveWire, Refusal, ServedCall, Wire
 from lowtide.streaming import StreamEvent
 from lowtide.types import ActorResponse
@@ -71,7 +71,7 @@ async def relayed(wire: Wire, call: ServedCall, events: AsyncGenerator[StreamEve
     after it ends the stream with the API's error event. A client that goes away mid-stream cancels the call (the
     server stops reading the stream, which closes it: `Actor.stream` cancels its upstream call when left)."""
     relay = wire.relay(call) if isinstance(wire, LiveWire) else _Replay(wire, call)
-    walked = steps(events)
+    walked = steps(events, thinking=isinstance(relay, ThinkingRelay))
     try:
         first = await anext(walked)
     except Exception as error:

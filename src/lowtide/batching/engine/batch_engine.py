@@ -124,7 +124,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
             outcome = self._refused(record.key, outcome)
             if record.state is RequestState.PENDING and not self._mine(record):
                 record = await self._rescue_pending(record)
-        return await self.ticket(record.key)
+        # The record just read is where it stands: not read again; its batch read once for the calls of this moment.
+        return ticket_of(record.key, record, await self._batch(record.batch_id) if record.batch_id else None)
 
     def _refused(self, key: str, outcome: asyncio.Future[Settled] | None) -> asyncio.Future[Settled] | None:
         """The future of a parked call's outcome while it is the engine's (once failed it is dropped, and the
@@ -134,9 +135,13 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
             raise failure
         return outcome
 
-    async def attach(self, key: str, response_model: type[BaseModel] | None = None) -> ActorResponse[object]:
-        """Wait for the answer of a key already in the ledger (parked earlier, maybe by another process)."""
-        record = await self.ledger.request(key)
+    async def attach(
+        self, key: str, response_model: type[BaseModel] | None = None, *, known: RequestRecord | None = None
+    ) -> ActorResponse[object]:
+        """Wait for the answer of a key already in the ledger (parked earlier, maybe by another process). `known`:
+        its record as the caller has just read it (an agent's `resume` pass reads its runs' answers together), not
+        read again."""
+        record = known if known is not None and known.key == key else await self.ledger.request(key)
         if record is None:
             raise ConfigurationError(f"The ledger has no request with key {key!r}.", field="key")
         return self.deliver(await self._final(record), response_model)
@@ -314,6 +319,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
 
     async def _write_claims(self) -> None:
         """Record every call that arrived in this turn of the event loop in one transaction; queue the new ones."""
+        if self.notifier is not None:  # the notices this ledger's outbox holds are tried while the engine works
+            self.notifier.sweep()
         await asyncio.sleep(0)
         raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
         self._claiming = None

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import cast
 
 from lowtide.bulk.inputs.digest import InputDigest
-from lowtide.bulk.inputs.files import REQUEST_MAX_BYTES
-from lowtide.bulk.inputs.jobs import Job
+from lowtide.bulk.inputs.files import REQUEST_MAX_BYTES, FileChecks
+from lowtide.bulk.inputs.jobs import Job, Jobs
 from lowtide.bulk.inputs.parser import CsvTable, InputParser, Problems, csv_text, refuse_binary, undecodable
 from lowtide.bulk.inputs.problems import InputError, InputProblem
 from lowtide.bulk.inputs.reading import read_input
 
-__all__ = ["load_csv", "load_csv_stream"]
+__all__ = ["CsvInput", "load_csv", "load_csv_stream"]
 
 
 def load_csv(
@@ -45,6 +45,70 @@ def load_csv(
         digest.reading(format="csv", folder=str(base), template=template, file_column=file_column, id_column=id_column)
         digest.update(raw)
     return _csv_jobs(csv_text(raw, source), source, base, template, file_column, id_column)
+
+
+class CsvInput:
+    """A CSV input file read as bytes (its digest fed) and its rows parsed, their files not yet checked: `read` it, then
+    take the run's jobs from it, every file checked as `load_csv` checks them (`parsed`), or left to the run (`jobs`):
+    a run the ledger knows by these bytes reads back the text of the office files it sent before converting the rest,
+    and needs no file of a job it sent (`BulkRun.add_input`)."""
+
+    __slots__ = ("_base", "_columns", "_raw", "_rows", "_template", "digest", "source")
+
+    def __init__(
+        self,
+        path: str | Path,
+        template: str,
+        *,
+        digest: InputDigest,
+        file_column: str | None = None,
+        id_column: str | None = None,
+    ) -> None:
+        self.source = Path(path)
+        self._base = self.source.absolute().parent
+        self._template, self._columns = template, (file_column, id_column)
+        self.digest = digest
+        self._raw: bytes | None = None
+        self._rows: list[Job] | None = None
+
+    def read(self) -> int:
+        """Read the file whole, its bytes fed to the digest (as `load_csv` feeds it), and parse its rows, their files
+        not checked; every other problem is refused as `load_csv` refuses it. Gives how many jobs it holds."""
+        if self._raw is None:
+            self._raw = read_input(self.source)
+            file_column, id_column = self._columns
+            self.digest.reading(
+                format="csv", folder=str(self._base), template=self._template, file_column=file_column,
+                id_column=id_column,
+            )  # fmt: skip
+            self.digest.update(self._raw)
+        if self._rows is None:
+            self._rows = self._parse(_Unchecked())
+        return len(self._rows)
+
+    def parsed(self) -> list[Job]:
+        """Every row's job, every file checked, as `load_csv` loads them (the same problems, the same error)."""
+        self.read()
+        return self._parse(FileChecks())
+
+    def jobs(self) -> Jobs:
+        """Every row's job, their files left to the run's check."""
+        self.read()
+        assert self._rows is not None
+        return Jobs(self._rows)
+
+    def _parse(self, files: FileChecks) -> list[Job]:
+        assert self._raw is not None
+        file_column, id_column = self._columns
+        text = csv_text(self._raw, self.source)
+        return _csv_jobs(text, self.source, self._base, self._template, file_column, id_column, files)
+
+
+class _Unchecked(FileChecks):
+    """File checks that check nothing: a run the ledger knows checks its files itself, once it has read its ledger."""
+
+    def check(self, path: Path) -> str | None:
+        return None
 
 
 def load_csv_stream(
@@ -76,7 +140,13 @@ def load_csv_stream(
 
 
 def _csv_jobs(
-    text: str, source: str | Path, base: Path, template: str, file_column: str | None, id_column: str | None
+    text: str,
+    source: str | Path,
+    base: Path,
+    template: str,
+    file_column: str | None,
+    id_column: str | None,
+    files: FileChecks | None = None,
 ) -> list[Job]:
     problems = Problems(source)
     # A cell may hold a whole document; the csv module's default limit (128 KB a cell) is far below the API's.
@@ -94,7 +164,7 @@ def _csv_jobs(
     _check_header(header, template, file_column, id_column, problems)
     problems.raise_if_any()
     table = CsvTable(header, template, file_column, id_column)
-    parser = InputParser(source, base, problems=problems)
+    parser = InputParser(source, base, problems=problems, files=files)
     jobs: list[Job] = []
     ended = reader.line_num
     while True:

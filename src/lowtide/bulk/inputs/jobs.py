@@ -150,6 +150,15 @@ class Jobs(Sequence[Job]):
         item = self._items[index]
         return None if isinstance(item, str) else item.id
 
+    def place(self, index: int) -> tuple[str | Path, int] | None:
+        """Where job `index` was read, as its input and line number, when its jobs know it (else None)."""
+        return None
+
+    def named(self, path: Path, given: str) -> str:
+        """How a problem names a file a job sends (at `path`, `given` as the job holds it): as given here; as its input
+        file named it where the jobs know their input."""
+        return given
+
     def __len__(self) -> int:
         return len(self._items)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -43,6 +43,7 @@ __all__ = [
     "csv_text",
     "jsonl_line",
     "refuse_binary",
+    "refuse_held",
     "resolve",
     "undecodable",
 ]
@@ -267,28 +268,56 @@ class Problems:
             raise InputError(self.source, self.shown, total=self.total)
 
 
-def check_jobs(jobs: Sequence[Job]) -> dict[Path, FileInfo]:
+def check_jobs(jobs: Sequence[Job], *, held: dict[int, list[str]] | None = None) -> dict[Path, FileInfo]:
     """Check jobs made in code as the loaders check theirs: files present, of a kind and size the API takes, and ids
     unique. Problems are numbered by the job's index in `jobs`. Returns what was found of each file, by path.
+
+    `held`: given, each file's problem is kept there by job index instead of raised (a resumed run's, whose jobs sent
+    before need their files no more: `refuse_held` raises those of the jobs still to send).
     """
     problems = Problems("jobs", label="job")
     if not jobs:
         problems.add(None, "there are no jobs to run")
     files = FileChecks()
     ids: dict[str, int] = {}
+    place = jobs if isinstance(jobs, Jobs) else Jobs()
     # A prompt given alone has neither a file nor an id: nothing more to check.
     for index, job in jobs.given() if isinstance(jobs, Jobs) else enumerate(jobs):
+        found: list[str] = []
         if job.file is not None:
             trouble = files.check(job.file)
             if trouble is not None:
-                problems.add(index, f"file {str(job.file)!r} {trouble}")
+                found.append(f"file {place.named(job.file, str(job.file))!r} {trouble}")
         for where, named, path in document_paths(job):
-            trouble = files.trouble(named, path)
+            trouble = files.trouble(place.named(path, named), path)
             if trouble is not None:
-                problems.add(index, f"{where}: {trouble}")
+                found.append(f"{where}: {trouble}")
+        if held is not None and found:
+            held[index] = found
+        for message in found if held is None else ():
+            problems.add(index, message)
         check_id(job.id, index, ids, problems)
     problems.raise_if_any()
     return files.found
+
+
+def refuse_held(held: Mapping[int, list[str]], indexes: Iterable[int], jobs: Jobs) -> None:
+    """Raise, as `check_jobs` does, the file problems `held` of the jobs of `indexes` (a resumed run's jobs still to
+    send), by their input's lines where the jobs know them (`Jobs.place`), else by job."""
+    if not held:
+        return
+    problems: Problems | None = None
+    for index in indexes:
+        messages = held.get(index)
+        if not messages:
+            continue
+        place = jobs.place(index)
+        if problems is None:
+            problems = Problems(place[0]) if place is not None else Problems("jobs", label="job")
+        for message in messages:
+            problems.add(place[1] if place is not None else index, message)
+    if problems is not None:
+        problems.raise_if_any()
 
 
 def check_id(job_id: str | None, where: int, ids: dict[str, int], problems: Problems) -> None:

@@ -209,7 +209,7 @@ def check_live_jobs(run: CheckedRun, files: Mapping[Path, FileInfo], *, write: b
         if run.max_cost_usd is not None and checked.unpriced is None and run.live_worst_case(request) is None:
             checked.unpriced = _unpriced(index, job.id, request.model)
         job_text = job_json(job)
-        file = files[job.file] if job.file is not None else None
+        file = files.get(job.file) if job.file is not None else None  # (none: a resume's job sent before)
         _note_content(checked, index, request, file)
         kept.job(job_text, len(job_text) + (_file_bytes(file) if file is not None else 0))
     return kept.done()
@@ -303,7 +303,7 @@ def _check_job(
         raise ConfigurationError(f"Job {index}{named(job)}: {exc}", field=exc.field) from None
     # What the provider checks (model, max_tokens, tools) once per distinct combination, not per job.
     probes.note(_probe(params), index, request)
-    file = files[job.file] if job.file is not None else None
+    file = files.get(job.file) if job.file is not None else None  # (none: a resume's job sent before)
     _note_content(probes.checked, index, request, file)
     unpriced = None
     if price and run.max_cost_usd is not None and run.worst_case(params) is None:

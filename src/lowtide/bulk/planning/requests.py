@@ -17,6 +17,7 @@ from lowtide.bulk.inputs.jobs import Job, Jobs, job_messages
 from lowtide.bulk.planning.checks import params_text
 from lowtide.bulk.planning.plain_jobs import PlainJobs
 from lowtide.bulk.running.definition import Prepared, RunActor
+from lowtide.calls.owners import owner_of
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.cost.budget import worst_case_of
 from lowtide.errors import ConfigurationError
@@ -65,9 +66,10 @@ class RunRequests:
 
     @property
     def budgeted(self) -> bool:
-        """Whether a cost limit counts this run's requests: the run's own, or its actor's (which counts what the
-        actor's requests in the ledger may cost, these among them)."""
-        return self.max_cost_usd is not None or self.actor.configuration.max_cost_usd is not None
+        """Whether a cost limit counts this run's requests: the run's own, its actor's (which counts what the
+        actor's requests in the ledger may cost, these among them), or its owner's caps (`calls.owners`)."""
+        configuration = self.actor.configuration
+        return self.max_cost_usd is not None or configuration.max_cost_usd is not None or owner_of(configuration).known
 
     def max_bytes(self) -> int:
         return min(self.actor.configuration.batch.max_batch_bytes, self.codec.limits.max_bytes)

@@ -4,7 +4,9 @@ run's live time and cost (its live plan), before anything is sent."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, cast
 
 from lowtide.bulk.planning.live_plan import live_plan
 from lowtide.core.modes import BatchProcessingMode
@@ -19,7 +21,17 @@ if TYPE_CHECKING:
     from lowtide.bulk.running.definition import Prepared
     from lowtide.bulk.running.runner import BulkRun
 
-__all__ = ["MOVE_MARGIN_SECONDS", "check_deadline", "run_route"]
+__all__ = [
+    "DEADLINE_OPTION",
+    "MOVE_MARGIN_SECONDS",
+    "check_deadline",
+    "deadline_option",
+    "recorded_deadline",
+    "run_route",
+]
+
+DEADLINE_OPTION = "deadline"
+"""The run option that keeps a run's deadline (its moment and what the user gave), for a resume or a retry."""
 
 MOVE_MARGIN_SECONDS = 30.0
 """Besides two polls of the batch, the time a move keeps in hand: the cancel taking, the canceled results read."""
@@ -44,6 +56,39 @@ def check_deadline(
             field="deadline",
         )
     return parse_deadline(deadline, now=now)
+
+
+def deadline_option(deadline: Deadline | None) -> dict[str, Any] | None:
+    """A run's deadline as its recorded options keep it: the moment itself, so that a duration given as `2h` means the
+    same moment when the run is resumed the next day."""
+    return None if deadline is None else {"at": deadline.at, "given": deadline.given}
+
+
+def recorded_deadline(options: Mapping[str, Any], run_id: str, now: float) -> Deadline | None:
+    """The deadline a run was recorded with (None: none), kept by a resume or a retry given none of its own; one that
+    has passed since is refused, before anything is sent, asking for a new one."""
+    kept: object = options.get(DEADLINE_OPTION)
+    if not isinstance(kept, dict):
+        return None
+    fields = cast("dict[str, object]", kept)
+    at, given = fields.get("at"), fields.get("given")
+    if not isinstance(at, int | float) or not isinstance(given, str):
+        return None
+    deadline = Deadline(float(at), given)
+    if deadline.at <= now:
+        when = datetime.fromtimestamp(deadline.at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        raise ConfigurationError(
+            f"Run {run_id!r} was given the deadline {deadline.given!r} ({when}), which has passed: give it a new"
+            f" one ({argument('deadline')}, `--deadline` on the command line) to resume it. Nothing was sent.",
+            field="deadline",
+        )
+    return deadline
+
+
+def kept_deadline(run: BulkRun, run_id: str) -> Deadline | None:
+    """The deadline run `run_id` was recorded with, for a go at it given none (`recorded_deadline`)."""
+    record = run.actor.ledger.run_store.run(run_id)
+    return recorded_deadline(record.options, run_id, run.actor.clock.now()) if record is not None else None
 
 
 async def run_route(run: BulkRun, prepared: Prepared, deadline: Deadline) -> Route:

@@ -25,7 +25,7 @@ from lowtide.ledger.records import RequestRecord
 from lowtide.ledger.run_ledger import RunLedger
 from lowtide.ledger.runs import RunRecord
 
-__all__ = ["CONVERSIONS_OPTION", "conversions_option", "recall_conversions"]
+__all__ = ["CONVERSIONS_OPTION", "conversions_option", "recall_conversions", "resumed_run"]
 
 CONVERSIONS_OPTION = "converted_texts"
 """The run's recorded option: {content key: [text digest, characters, [item indexes]]}, or absent."""
@@ -59,22 +59,32 @@ def conversions_option(jobs: Jobs, files: Mapping[Path, FileInfo]) -> dict[str, 
     return found
 
 
-def recall_conversions(
-    ledger: _Ledger, run_id: str | None, input_key: str | None, jobs: Jobs, fingerprint: Callable[[], str]
-) -> int:
-    """Keep, as converted, the text of each file the ledger's run of these jobs converted whose request it holds; gives
-    how many texts were found. The run is the one of `run_id`, else the one known by its input (`input_key`), else the
-    one of the id derived from its `fingerprint` (made only when a job names a file to convert, and never of jobs
-    parsed a line at a time: those are known by their input)."""
-    store = ledger.run_store
-    record: RunRecord | None = None
-    if run_id is not None:
-        record = store.run(run_id)
-    elif input_key is not None:
-        record = known_run(store, None, input_key, len(jobs))
-    elif not isinstance(jobs, LineJobs) and any(_converts(job) for _, job in jobs.given()):
-        record = store.run(f"run-{fingerprint()[:16]}")
+def recall_conversions(ledger: _Ledger, record: RunRecord | None) -> int:
+    """Keep, as converted, the text of each file the ledger's run `record` (`resumed_run`) converted whose request it
+    holds; gives how many texts were found."""
     return _recall(record, ledger) if record is not None else 0
+
+
+def resumed_run(
+    ledger: _Ledger,
+    run_id: str | None,
+    input_key: str | None,
+    jobs: Jobs,
+    fingerprint: Callable[[], str],
+    *,
+    derive: bool = False,
+) -> RunRecord | None:
+    """The ledger's run of these jobs, when they resume one: the run of `run_id`, else the one known by its input
+    (`input_key`), else the one of the id derived from its `fingerprint`, made only when a job names a file to convert
+    or (`derive`) any file, and never of jobs parsed a line at a time (those are known by their input)."""
+    store = ledger.run_store
+    if run_id is not None:
+        return store.run(run_id)
+    if input_key is not None:
+        return known_run(store, None, input_key, len(jobs))
+    if isinstance(jobs, LineJobs) or not any(_named(job) if derive else _converts(job) for _, job in jobs.given()):
+        return None
+    return store.run(f"run-{fingerprint()[:16]}")
 
 
 def _named(job: Job) -> list[Path]:

@@ -24,6 +24,7 @@ from lowtide.bulk.planning.primers import rest_of
 from lowtide.bulk.progress.eta import batch_run_eta
 from lowtide.bulk.progress.tally import BatchTally
 from lowtide.bulk.recorded.sorting import among, stored_success
+from lowtide.bulk.running.admitting import Admitting
 from lowtide.bulk.running.cancels import Cancels
 from lowtide.bulk.running.deadline_moves import Steps, deadline_moves
 from lowtide.bulk.running.decisions import Decisions
@@ -80,6 +81,8 @@ class Execution:
         )  # fmt: skip
         self.stream = stream
         self.budget = self.state.budget
+        self.admitting = Admitting(actor.configuration, self.engine, self.budget, self.tally, clock=self.clock,
+                                   changed=self.state.next_change, stopping=self._stopping)  # fmt: skip
         if self.state.directory is not None:
             self.engine.on_results = self._raw
         self.batches_after = [0]  # how many batches the items still to send make, from each place in their order
@@ -271,11 +274,12 @@ class Execution:
                 GroupCall(self.keys[i], params, size, worst(i, self.run.worst_case(params)), self.run.model_of(params))
                 for (i, params, size), _ in taken
             ]
-            fitting = await self._affordable(calls)
+            fitting = await self.admitting.fitting(calls)
             if self._halted(and_after, group, unreachable=False):
+                await self.admitting.unsent(calls[:fitting])
                 return
             if not fitting:
-                self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, self.budget.refusal(calls[0].worst_case_usd))
+                self._decide_unsent(and_after(group), ItemStatus.NOT_RUN, self.admitting.refusal(calls))
                 return
             splitter.give_back(taken[fitting:])
             self.tally.planned = self.batches_after[position(group[fitting - 1]) + 1]
@@ -307,7 +311,11 @@ class Execution:
             telemetry_name, models = self.engine.backend.codec.telemetry_name(), [call.model or "" for call in calls]
             later = for_run(self.run.actor.configuration, gen_ai_provider=telemetry_name, run_id=self.run_id,
                             defaults=self.run.defaults, models=models)  # fmt: skip
-        futures = await self.engine.send_group(calls, actor=self.run.actor.name, later=later)
+        try:
+            futures = await self.engine.send_group(calls, actor=self.run.actor.name, later=later)
+        except BaseException:
+            await self.admitting.unsent(calls)
+            raise
         self.batches_sent += 1
         batch = f"sent-{self.batches_sent}"
         self.tally.out_with(batch, len(indexes), sent_at=self.clock.now())
@@ -318,13 +326,6 @@ class Execution:
     async def _capacity(self) -> None:
         while self.tally.out >= self.run.max_parallel_batches and not self._stopping():
             await self.state.next_change()
-
-    async def _affordable(self, calls: list[GroupCall]) -> int:
-        """How many calls of a group fit the cost limit, after waiting for the batches out to settle if need be."""
-        worst_cases = [call.worst_case_usd for call in calls]
-        while not self.budget.fits(worst_cases) and self.tally.out > 0 and not self._stopping():
-            await self.state.next_change()
-        return self.budget.fitting(worst_cases)
 
     def _late_reason(self) -> str:
         return f"time limit of {self.run.time_limit:g}s passed before it was sent"

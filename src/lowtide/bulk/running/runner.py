@@ -27,10 +27,11 @@ from typing import Any, Literal, TextIO, cast
 from pydantic import BaseModel
 
 from lowtide.batching.backend import BatchBackend, BatchCodec
+from lowtide.bulk.inputs.csv_rows import CsvInput
 from lowtide.bulk.inputs.digest import InputDigest
 from lowtide.bulk.inputs.files import FileInfo
 from lowtide.bulk.inputs.jobs import Job, Jobs, described, job_from, job_input
-from lowtide.bulk.inputs.parser import check_jobs
+from lowtide.bulk.inputs.parser import check_jobs, refuse_held
 from lowtide.bulk.inputs.reading import JsonlLines, LineJobs
 from lowtide.bulk.outputs.destinations import check_outputs, check_owned
 from lowtide.bulk.outputs.results import RunResult
@@ -47,9 +48,14 @@ from lowtide.bulk.planning.converted import converted_files
 from lowtide.bulk.planning.live_plan import LivePlan, live_plan
 from lowtide.bulk.planning.plain_jobs import PlainJobs
 from lowtide.bulk.planning.requests import RunRequests
-from lowtide.bulk.planning.route_plan import check_deadline, run_route
+from lowtide.bulk.planning.route_plan import DEADLINE_OPTION, check_deadline, deadline_option, kept_deadline, run_route
 from lowtide.bulk.progress.reporters import ProgressCallback, ReporterMode
-from lowtide.bulk.recorded.conversions import CONVERSIONS_OPTION, conversions_option, recall_conversions
+from lowtide.bulk.recorded.conversions import (
+    CONVERSIONS_OPTION,
+    conversions_option,
+    recall_conversions,
+    resumed_run,
+)
 from lowtide.bulk.recorded.identity import INPUT_OPTION, fingerprint_settings, input_key, known_run, qualified
 from lowtide.bulk.recorded.items import NewItems
 from lowtide.bulk.recorded.sorting import sized_for, sort_items
@@ -63,6 +69,7 @@ from lowtide.core.modes import BatchProcessingMode
 from lowtide.core.run_reports import RunReport
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError, LedgerError
+from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.runs import RunRecord
 from lowtide.routing.deadlines import Deadline, DeadlineInput
 from lowtide.routing.routes import Route
@@ -187,6 +194,8 @@ class BulkRun(RunRequests):
         self._codec: BatchCodec | None = None
         self._plain: PlainJobs | None = None
         self._files: Mapping[Path, FileInfo] = {}
+        self._held: dict[int, list[str]] = {}
+        """A resumed run's file problems by job index (`check_jobs`), refused for the jobs it still has to send."""
         """The run's files as its last check found them (a dry run names those it converts)."""
         """The template of the prompt-only jobs, as the last check found it."""
         self.jobs = Jobs()
@@ -237,11 +246,13 @@ class BulkRun(RunRequests):
         self._read = (self.jobs, len(self.jobs), digest.hexdigest()) if digest is not None and fresh else None
         return self
 
-    def add_input(self, lines: JsonlLines) -> BulkRun:
-        """Add the jobs of a JSONL input file, read as bytes (`JsonlLines`). When they are the run's only jobs and the
-        ledger holds a batch run of these very bytes and settings (every line checked when it was recorded), each line
-        is parsed when its job is first asked for: a resume parses the lines of the jobs it still has to send.
-        Otherwise every line is parsed and checked now, as `add_jobs(jsonl_inputs(...))` does, with the same errors."""
+    def add_input(self, lines: JsonlLines | CsvInput) -> BulkRun:
+        """Add the jobs of a JSONL or CSV input file, read as bytes (`JsonlLines`, `CsvInput`). When they are the run's
+        only jobs and the ledger holds a batch run of these very bytes and settings (every line checked when it was
+        recorded), a JSONL line is parsed when its job is first asked for (a resume parses the lines of the jobs it
+        still has to send), and a CSV's files are left to the run's check, which reads the ledger first. Otherwise
+        every line is parsed and checked now, as `add_jobs(jsonl_inputs(...))` or `load_csv` does, with the same
+        errors."""
         count = lines.read()
         if not self.jobs and self.mode == "batch" and self._knows(lines.digest.hexdigest(), count):
             self.jobs = lines.jobs()
@@ -313,7 +324,10 @@ class BulkRun(RunRequests):
         if not self._recorded(checked):
             # A run recorded before was checked then, as a key the ledger knows is: resumed, it asks nothing.
             await preflight(self, checked, self.actor.provider(self._mode()))
+            if self.deadline is not None:  # a deadline no route meets: refused before the run is recorded
+                await run_route(self, self._prepare(checked, write=False), self.deadline)
         prepared = self._prepare(checked, write=True, hold=hold)
+        self.deadline = self.deadline or kept_deadline(self, prepared.run_id)  # resumed or retried: as recorded
         wanted = set(only) if only is not None else None
         if wanted is not None:
             prepared.to_send = array("q", (index for index in prepared.to_send if index in wanted))
@@ -339,9 +353,12 @@ class BulkRun(RunRequests):
             )
         else:
             end = await go()
-        notifier = notifier_for(self.actor.configuration.batch.notify, self.actor.clock)
-        if notifier is not None:
-            await notifier.send("run.ended", run_notice(end.report, self.actor.name))
+        notifier = notifier_for(
+            self.actor.configuration.batch.notify, self.actor.clock, outbox=async_ledger(self.actor.ledger)
+        )
+        if notifier is not None:  # each go's end its own notice
+            subject = f"{prepared.run_id}@{self.actor.clock.now()}"
+            await notifier.send("run.ended", run_notice(end.report, self.actor.name), subject=subject)
         return end
 
     def _mode(self) -> BatchProcessingMode:
@@ -366,9 +383,16 @@ class BulkRun(RunRequests):
         """Check every job (nothing is sent before all pass): its file, its params, its cost and size. A run the ledger
         holds of the same input and settings (`known`: looked for) has only its jobs still to send checked, once
         `_prepare` has found them (`Checked.to_send`): the others were checked before they were sent."""
-        if write:
-            self._recall_conversions()
-        files = check_jobs(self.jobs)  # files there and of a kind the API takes, ids unique: before anything is sent
+        resumed = self._resumed() if write else None
+        ledger = self.actor.existing_ledger() if resumed is not None else None
+        if ledger is not None:  # a resume's converted texts read back: no file already sent is converted again
+            recall_conversions(ledger, resumed)
+        # Files there and of a kind the API takes, ids unique: before anything is sent. A resume's file problems are
+        # held until its jobs still to send are known (`_prepare`): a file sent before is in the ledger already.
+        self._held = {}
+        files = check_jobs(self.jobs, held=self._held if write else None)
+        if self._held and resumed is None and self._resumed(derive=True) is None:
+            refuse_held(self._held, sorted(self._held), self.jobs)
         self._files = files
         backend: BatchBackend | None = None
         if write:  # a dry run needs no client (nor a key), and writes nothing: it sends nothing
@@ -391,14 +415,17 @@ class BulkRun(RunRequests):
             )  # fmt: skip
         return check_batch_jobs(self, files, plain, backend=backend, write=write)
 
-    def _recall_conversions(self) -> None:
-        """A resumed run's converted texts read back from its ledger: the checks convert no file already sent again."""
+    def _resumed(self, *, derive: bool = False) -> RunRecord | None:
+        """The ledger's run these jobs resume, if any (`conversions.resumed_run`; a ledger that cannot be opened knows
+        none here: it says why when the run opens it, after the input's check)."""
         try:
             ledger = self.actor.existing_ledger()
-            if ledger is not None:
-                recall_conversions(ledger, self.run_id, self._input_key(), self.jobs, lambda: fingerprint_of(self))
+            if ledger is None:
+                return None
+            key = self._input_key()
+            return resumed_run(ledger, self.run_id, key, self.jobs, lambda: fingerprint_of(self), derive=derive)
         except (ConfigurationError, LedgerError):
-            return  # said when the run opens its ledger, after the input's check
+            return None
 
     def _known_run(self) -> RunRecord | None:
         """The run the ledger holds of this input and these settings, known by their digest (`_input_key`), if any."""
@@ -454,6 +481,7 @@ class BulkRun(RunRequests):
         # A run recorded just now has nothing final or out yet: its rows are not read back.
         read = record is not None and not created
         found = sort_items(store, run_id, len(self.jobs), read=read, rows_of_successes=self.mode == "live" or hold)
+        refuse_held(self._held, found.to_send, self.jobs)  # a file still to send, gone or damaged since: refused
         keys = found.keys
         if checked.to_send is not None:  # the jobs still to send checked now, as they would have been first
             checked = checked.to_send(found.to_send)
@@ -502,4 +530,5 @@ class BulkRun(RunRequests):
             "post_process_timeout": self.post_process_timeout,
             INPUT_OPTION: self._input_key(),
             CONVERSIONS_OPTION: conversions_option(self.jobs, self._files),
+            DEADLINE_OPTION: deadline_option(self.deadline),
         }

@@ -26,6 +26,8 @@ class GeminiModel:
 
 MODELS: tuple[GeminiModel, ...] = (
     GeminiModel("gemini-3.8-flash", "Gemini 3.8 Flash", 1_048_576, 65_536, True),
+    # Named by google-genai 2.x's README (2.18, the lowest the gemini extra allows; the 2.x pydantic-ai pins).
+    GeminiModel("gemini-3.5-flash", "Gemini 3.5 Flash", 1_048_576, 65_536, True),
     GeminiModel("gemini-3.1-pro-preview", "Gemini 3.1 Pro Preview", 1_048_576, 65_536, True),
     GeminiModel("gemini-3.1-flash-lite", "Gemini 3.1 Flash-Lite", 1_048_576, 65_536, True),
     GeminiModel("gemini-3-pro-preview", "Gemini 3 Pro Preview", 1_048_576, 65_536, True),

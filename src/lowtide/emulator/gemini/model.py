@@ -135,8 +135,9 @@ def generate(
 
 
 def stream_chunks(response: GenerateContentResponse) -> Iterator[GenerateContentResponse]:
-    """`response` as streamGenerateContent sends it: the text in pieces, each chunk a response of its own with the
-    prompt's usage, the last with the finish reason and the whole usage."""
+    """`response` as streamGenerateContent sends it: the text and the thoughts in pieces (a thought's pieces each
+    marked `thought`, its signature on the last), each chunk a response of its own with the prompt's usage, the last
+    with the finish reason and the whole usage."""
     usage = response["usageMetadata"]
     running: UsageMetadata = {
         "promptTokenCount": usage["promptTokenCount"],
@@ -151,10 +152,18 @@ def stream_chunks(response: GenerateContentResponse) -> Iterator[GenerateContent
     pieces: list[Part] = []
     for part in candidate["content"]["parts"]:
         text = part.get("text")
-        if text is None or len(text) <= _STREAM_PIECE or part.get("thought"):
+        if text is None or len(text) <= _STREAM_PIECE:
             pieces.append(part)
             continue
-        pieces.extend({"text": text[start : start + _STREAM_PIECE]} for start in range(0, len(text), _STREAM_PIECE))
+        split: list[Part] = [
+            {"text": text[start : start + _STREAM_PIECE]} for start in range(0, len(text), _STREAM_PIECE)
+        ]
+        if part.get("thought"):
+            for piece in split:
+                piece["thought"] = True
+            if "thoughtSignature" in part:
+                split[-1]["thoughtSignature"] = part["thoughtSignature"]
+        pieces.extend(split)
     for number, piece in enumerate(pieces):
         last = number == len(pieces) - 1
         chunk: Candidate = {"content": {"role": "model", "parts": [piece]}, "index": 0}

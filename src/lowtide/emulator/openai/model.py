@@ -69,6 +69,9 @@ class ModelRequest:
     max_tokens: int | None = None
     cache_retention: str = "in_memory"
     cache_key: str | None = None
+    reasoning_summary: bool = False
+    """The Responses API's `reasoning.summary` asked for one (`auto`, `concise`, `detailed`): the model reasons, as
+    the Messages side thinks, and its answer says so in a reasoning item with the summary."""
 
     def say(self, role: str, blocks: list[JsonObject]) -> None:
         """Add a turn; `system` and `developer` turns join the system prompt (their text only)."""
@@ -80,7 +83,8 @@ class ModelRequest:
 
 @dataclass(frozen=True)
 class Generated:
-    """The model's answer: text and/or function calls (name, JSON arguments), why it stopped, and its usage."""
+    """The model's answer: text and/or function calls (name, JSON arguments), why it stopped, and its usage; the
+    summary of its reasoning when one was asked for (`reasoning_tokens` of the output tokens are its reasoning's)."""
 
     text: str | None
     calls: list[tuple[str, str]]
@@ -88,6 +92,8 @@ class Generated:
     input_tokens: int
     cached_tokens: int
     output_tokens: int
+    reasoning: str | None = None
+    reasoning_tokens: int = 0
 
 
 def generate(request: ModelRequest, answer_id: str, *, cache: PromptCache | None = None, now: float = 0.0) -> Generated:
@@ -99,6 +105,7 @@ def generate(request: ModelRequest, answer_id: str, *, cache: PromptCache | None
         raise status_error(ERROR_STATUS[marker.error_type], marker.error_message)
     result = answer(params, answer_id)
     texts = [str(block["text"]) for block in result.content if block["type"] == "text"]
+    thoughts = [str(block["thinking"]) for block in result.content if block["type"] == "thinking"]
     calls = [(str(block["name"]), compact(block["input"])) for block in result.content if block["type"] == "tool_use"]
     prefixes = list(_prefix_tokens(request))
     cached = 0
@@ -111,6 +118,8 @@ def generate(request: ModelRequest, answer_id: str, *, cache: PromptCache | None
         input_tokens=prefixes[-1][1] if prefixes else 1,
         cached_tokens=cached,
         output_tokens=result.output_tokens,
+        reasoning="".join(thoughts) if thoughts else None,
+        reasoning_tokens=sum(text_tokens(len(thought)) for thought in thoughts),
     )
 
 
@@ -179,6 +188,8 @@ def _params(request: ModelRequest) -> JsonObject:
         params["output_config"] = {"format": {"type": "json_schema", "schema": request.schema}}
     if request.stop:
         params["stop_sequences"] = request.stop
+    if request.reasoning_summary:
+        params["thinking"] = {"type": "enabled", "budget_tokens": 1024}
     return params
 
 

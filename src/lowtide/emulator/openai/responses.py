@@ -21,11 +21,15 @@ def build_response(
     service_tier: str = "default",
     model: str | None = None,
 ) -> JsonObject:
-    """The finished `Response`: a message with the text and/or one function call per call the model made, naming
-    `model` (the snapshot that answered; the model asked for unless given)."""
+    """The finished `Response`: the reasoning's summary when one was asked for, a message with the text and/or one
+    function call per call the model made, naming `model` (the snapshot that answered; the model asked for unless
+    given)."""
     incomplete = generated.finish == "length"
     status = "incomplete" if incomplete else "completed"
     output: list[JsonObject] = []
+    if generated.reasoning is not None:
+        summary: JsonObject = {"type": "summary_text", "text": generated.reasoning}
+        output.append({"id": derived_hex("rs_", response_id, "reasoning"), "type": "reasoning", "summary": [summary]})
     if generated.text is not None:
         part: JsonObject = {"type": "output_text", "text": generated.text, "annotations": [], "logprobs": []}
         output.append(
@@ -67,7 +71,7 @@ def build_response(
             "input_tokens": generated.input_tokens,
             "input_tokens_details": {"cached_tokens": generated.cached_tokens, "cache_write_tokens": 0},
             "output_tokens": generated.output_tokens,
-            "output_tokens_details": {"reasoning_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": generated.reasoning_tokens},
             "total_tokens": generated.input_tokens + generated.output_tokens,
         },
     }

@@ -86,6 +86,8 @@ def read_responses_call(
         _read_input(prior, request, files)
     _read_input(required(params, "input"), request, files)
     request.max_tokens = check_integer(params.get("max_output_tokens"), "max_output_tokens", minimum=16)
+    reasoning = as_object(params.get("reasoning")) or {}
+    request.reasoning_summary = reasoning.get("summary") in ("auto", "concise", "detailed")
     temperature = check_number(params.get("temperature"), "temperature", 0, 2)
     top_p = check_number(params.get("top_p"), "top_p", 0, 1)
     tools = _read_tools(params.get("tools"), request)

@@ -27,7 +27,7 @@ from lowtide.integrations.langchain.messages import (
     to_ai_message,
     to_arguments,
 )
-from lowtide.streaming import TextDelta, ToolCallDelta
+from lowtide.streaming import TextDelta, ThinkingDelta, ToolCallDelta
 
 __all__ = ["LowtideChatModel"]
 
@@ -112,6 +112,8 @@ class LowtideChatModel(BaseChatModel):
         pieces = 0
         async with aclosing(self.actor.stream(**self._call(messages, stop, kwargs))) as events:
             async for event in events:
+                if isinstance(event, ThinkingDelta):
+                    continue  # a chunk holds the answer's text and tool calls, as `to_ai_message`'s message does
                 if isinstance(event, TextDelta | ToolCallDelta):
                     pieces += 1
                     chunk = ChatGenerationChunk(message=piece_chunk(event))

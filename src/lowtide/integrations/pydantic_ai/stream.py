@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import StreamedResponse
 
 from lowtide.integrations.pydantic_ai.errors import mapped_errors
-from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
+from lowtide.streaming import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from lowtide.types import ActorResponse
 
 __all__ = ["FinishedStream", "LiveStream"]
@@ -87,8 +87,9 @@ class FinishedStream(_Stream):
 
 @dataclass
 class LiveStream(_Stream):
-    """A live answer as `actor.stream` gives it: each text or tool-call delta one event, as it arrives; the finished
-    answer (`finish`: pydantic-ai's `ModelResponse` of it) gives the usage, ids and finish reason at the end."""
+    """A live answer as `actor.stream` gives it: each text, tool-call or thinking delta one event, as it arrives; the
+    finished answer (`finish`: pydantic-ai's `ModelResponse` of it) gives the usage, ids and finish reason at the
+    end."""
 
     events: AsyncIterator[StreamEvent]
     finish: Callable[[ActorResponse[object]], ModelResponse]
@@ -112,6 +113,15 @@ class LiveStream(_Stream):
                     )
                     if call is not None:
                         yield call
+                elif isinstance(event, ThinkingDelta):
+                    # Signed by this provider, as the finished answer's thinking is (messages.to_model_response).
+                    for thought in self._parts_manager.handle_thinking_delta(
+                        vendor_part_id=("thinking", event.index),
+                        content=event.text or None,
+                        signature=event.signature,
+                        provider_name=self.system,
+                    ):
+                        yield thought
                 else:
                     answer = self.finish(event)
                     self._usage = answer.usage

@@ -4,9 +4,9 @@ under the ledger's one lock, with the meaning the SQLite store's tables give the
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
-from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal import EntryAt, EntryChange, RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 
 __all__ = ["MemoryJournal"]
@@ -55,6 +55,16 @@ class MemoryJournal:
             found = [e for (r, _), e in self.journal.items() if r == run_id]
         return sorted(found, key=lambda e: e.position)
 
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        found: dict[str, list[JournalEntry]] = {run_id: [] for run_id in run_ids}
+        with self._lock:
+            for (run_id, _), entry in self.journal.items():
+                if run_id in found:
+                    found[run_id].append(entry)
+        for entries in found.values():
+            entries.sort(key=lambda e: e.position)
+        return found
+
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         with self._lock:
             return self.journal.setdefault((entry.run_id, entry.position), entry)
@@ -66,3 +76,14 @@ class MemoryJournal:
             if changed is not None:
                 self.journal[(run_id, position)] = changed
             return changed
+
+    def write_entries(
+        self, intents: Sequence[JournalEntry], changes: Sequence[EntryAt]
+    ) -> tuple[list[JournalEntry], list[JournalEntry | None]]:
+        with self._lock:
+            put = [self.put_entry(entry) for entry in intents]
+            return put, [self.change_entry(run_id, position, change) for run_id, position, change in changes]
+
+    def runs_of(self, run_ids: Sequence[str]) -> dict[str, AgentRun]:
+        with self._lock:
+            return {run_id: run for run_id in run_ids if (run := self.runs.get(run_id)) is not None}

@@ -4,7 +4,7 @@ request's spend read from its tables as the SQL stores read it from `request_vie
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 from lowtide.ledger.memory.tables import MemoryTables
@@ -19,10 +19,11 @@ from lowtide.ledger.spend_records import (
     SpendCap,
     SpendEntry,
     SpendLine,
-    audit_of,
-    caps_over,
+    audits_of,
     day_of,
-    judge,
+    distinct,
+    judge_all,
+    owners_caps,
     spend_of,
     window_start,
 )
@@ -56,25 +57,34 @@ class MemorySpending:
             return [self._caps[k] for k in sorted(self._caps)]
 
     def reserve(self, entry: SpendEntry) -> Admission:
+        return self.reserve_all([entry])
+
+    def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
         with self._lock:
-            if entry.key in self._entries:
+            new = distinct(e for e in entries if e.key not in self._entries)
+            if not new:
                 return Admission(Decimal(0))
-            standings = [self._standing(cap, entry.created_at) for cap in caps_over(self._caps.values(), entry.owner)]
-            admission = judge(entry.worst_case_usd, standings)
+            at = new[0].created_at
+            admission = judge_all(new, [self._standing(cap, at) for cap in owners_caps(self._caps.values(), new)])
             if admission.admitted:
-                self._entries[entry.key] = entry
-            self._audit.append(audit_of(entry, admission))
+                self._entries.update((e.key, e) for e in new)
+            self._audit.extend(audits_of(new, admission))
             return admission
 
     def release(self, key: str, *, at: float, host: str) -> None:
+        self.release_all([key], at=at, host=host)
+
+    def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or key in self._released:
-                return
-            self._released.add(key)
-            self._audit.append(
-                AuditRecord(at, AuditAction.RELEASE, key, entry.owner, entry.actor, entry.worst_case_usd, None, host)
-            )
+            for key in keys:
+                entry = self._entries.get(key)
+                if entry is None or key in self._released:
+                    continue
+                self._released.add(key)
+                worst = entry.worst_case_usd
+                self._audit.append(
+                    AuditRecord(at, AuditAction.RELEASE, key, entry.owner, entry.actor, worst, None, host)
+                )
 
     def record_audit(self, record: AuditRecord) -> None:
         with self._lock:

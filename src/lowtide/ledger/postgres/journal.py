@@ -5,11 +5,11 @@ hosts at once is recorded by one (`ON CONFLICT DO NOTHING`), the other handed th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import LiteralString, TypeVar
 
-from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal import EntryAt, EntryChange, RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry, entry_of, entry_row, run_of, run_row
 from lowtide.ledger.postgres.pool import SyncPool
 from lowtide.ledger.postgres.steps import Op, Sql, run
@@ -72,11 +72,22 @@ class PostgresJournal:
     def entries(self, run_id: str) -> list[JournalEntry]:
         return self._do("read an agent's journal", partial(_entries, run_id), transaction=False)
 
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        return self._do("read agents' journals", partial(_entries_of, list(run_ids)), transaction=False)
+
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         return self._do("journal an agent's intent", partial(_put_entry, entry))
 
     def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
         return self._do("journal an agent's result", partial(_change_entry, run_id, position, change))
+
+    def write_entries(
+        self, intents: Sequence[JournalEntry], changes: Sequence[EntryAt]
+    ) -> tuple[list[JournalEntry], list[JournalEntry | None]]:
+        return self._do("journal agents' intents and results", partial(_write_entries, list(intents), list(changes)))
+
+    def runs_of(self, run_ids: Sequence[str]) -> dict[str, AgentRun]:
+        return self._do("read agent runs", partial(_runs_of, list(dict.fromkeys(run_ids))), transaction=False)
 
 
 def _agent_run(run_id: str, *, lock: bool) -> Op[AgentRun | None]:
@@ -140,12 +151,40 @@ def _entries(run_id: str) -> Op[list[JournalEntry]]:
     return [entry_of(row) for row in reply.rows]
 
 
+def _entries_of(run_ids: list[str]) -> Op[dict[str, list[JournalEntry]]]:
+    found: dict[str, list[JournalEntry]] = {run_id: [] for run_id in run_ids}
+    reply = yield Sql(
+        f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ANY(%s) ORDER BY run_id, position", (list(found),)
+    )
+    for row in reply.rows:
+        entry = entry_of(row)
+        found[entry.run_id].append(entry)
+    return found
+
+
 def _put_entry(entry: JournalEntry) -> Op[JournalEntry]:
     if (yield Sql(_INSERT_ENTRY, entry_row(entry))).rowcount:
         return entry
     stored = yield from _entry(entry.run_id, entry.position, lock=False)
     assert stored is not None, entry
     return stored
+
+
+def _runs_of(run_ids: list[str]) -> Op[dict[str, AgentRun]]:
+    reply = yield Sql(f"SELECT {_RUNS} FROM agent_runs WHERE run_id = ANY(%s)", (run_ids,))
+    return {run.run_id: run for run in map(run_of, reply.rows)}
+
+
+def _write_entries(
+    intents: list[JournalEntry], changes: list[EntryAt]
+) -> Op[tuple[list[JournalEntry], list[JournalEntry | None]]]:
+    put: list[JournalEntry] = []
+    for entry in intents:
+        put.append((yield from _put_entry(entry)))
+    changed: list[JournalEntry | None] = []
+    for run_id, position, change in changes:
+        changed.append((yield from _change_entry(run_id, position, change)))
+    return put, changed
 
 
 def _change_entry(run_id: str, position: int, change: EntryChange) -> Op[JournalEntry | None]:

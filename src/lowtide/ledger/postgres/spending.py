@@ -1,12 +1,12 @@
 """A PostgreSQL ledger's spend by owner (`spending.SpendLedger`), as operations (`steps.Op`) its sync face
 (`PostgresSpending`) and async face (`AsyncPostgresSpending`) both run. An admission locks the caps over its owner
-(`FOR UPDATE`, in `caps_over`'s order) before it reads their standing, and writes its entry in the same
+(`FOR UPDATE`, in `owners_caps`' order) before it reads their standing, and writes its entry in the same
 transaction: a host admitting at the same moment waits for that lock, then reads the committed entry (each statement
 of a READ COMMITTED transaction sees what was committed before it began), so that hosts together never cross a cap."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from functools import partial
 from typing import Any, LiteralString, TypeVar
@@ -24,10 +24,11 @@ from lowtide.ledger.spend_records import (
     SpendCap,
     SpendEntry,
     SpendLine,
-    audit_of,
-    caps_over,
+    audits_of,
     day_of,
-    judge,
+    distinct,
+    judge_all,
+    owners_caps,
     tags_json,
     tags_of,
     window_start,
@@ -64,10 +65,16 @@ class PostgresSpending:
         return run(self._pool, "read the spend caps", _caps, transaction=False)
 
     def reserve(self, entry: SpendEntry) -> Admission:
-        return run_again(self._pool, "reserve a worst case", partial(_reserve, entry))
+        return self.reserve_all([entry])
+
+    def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
+        return run_again(self._pool, "reserve worst cases", partial(_reserve, entries))
 
     def release(self, key: str, *, at: float, host: str) -> None:
-        run(self._pool, "release a reservation", partial(_release, key, at, host))
+        self.release_all([key], at=at, host=host)
+
+    def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
+        run(self._pool, "release reservations", partial(_release, keys, at, host))
 
     def record_audit(self, record: AuditRecord) -> None:
         run(self._pool, "record an audit record", partial(_record_audit, record))
@@ -86,10 +93,16 @@ class AsyncPostgresSpending:
         self._pool = pool
 
     async def reserve(self, entry: SpendEntry) -> Admission:
-        return await run_again_async(self._pool, "reserve a worst case", partial(_reserve, entry))
+        return await self.reserve_all([entry])
+
+    async def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
+        return await run_again_async(self._pool, "reserve worst cases", partial(_reserve, entries))
 
     async def release(self, key: str, *, at: float, host: str) -> None:
-        await self._do("release a reservation", partial(_release, key, at, host))
+        await self.release_all([key], at=at, host=host)
+
+    async def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
+        await self._do("release reservations", partial(_release, keys, at, host))
 
     async def record_audit(self, record: AuditRecord) -> None:
         await self._do("record an audit record", partial(_record_audit, record))
@@ -118,11 +131,14 @@ def _caps() -> Op[list[SpendCap]]:
     return [_cap_of(row) for row in reply.rows]
 
 
-def _reserve(entry: SpendEntry) -> Op[Admission]:
-    e, o = entry, entry.owner
-    if (yield Sql("SELECT 1 FROM spend_entries WHERE key = %s", (e.key,))).one() is not None:
+def _reserve(entries: Sequence[SpendEntry]) -> Op[Admission]:
+    given = distinct(entries)
+    recorded = yield Sql("SELECT key FROM spend_entries WHERE key = ANY(%s::text[])", ([e.key for e in given],))
+    known = {row[0] for row in recorded.rows}
+    new = [e for e in given if e.key not in known]
+    if not new:
         return Admission(Decimal(0))
-    scopes = o.scopes()
+    scopes = sorted({scope for e in new for scope in e.owner.scopes()})
     standings: list[CapStanding] = []
     if scopes:
         found = yield Sql(
@@ -130,8 +146,8 @@ def _reserve(entry: SpendEntry) -> Op[Admission]:
             " ORDER BY scope, name, period FOR UPDATE",
             ([scope.value for scope, _ in scopes], [name for _, name in scopes]),
         )
-        for cap in caps_over([_cap_of(row) for row in found.rows], o):
-            start = window_start(cap.period, e.created_at)
+        for cap in owners_caps([_cap_of(row) for row in found.rows], new):
+            start = window_start(cap.period, new[0].created_at)
             column = "e.team" if cap.scope is CapScope.TEAM else "e.project"
             sums = yield Sql(
                 f"SELECT COALESCE(SUM({_SPENT}), 0), COALESCE(SUM({_RESERVED}), 0) {_SPEND}"
@@ -141,29 +157,38 @@ def _reserve(entry: SpendEntry) -> Op[Admission]:
             row = sums.one()
             assert row is not None
             standings.append(CapStanding(cap, Decimal(row[0]), Decimal(row[1])))
-    admission = judge(e.worst_case_usd, standings)
+    admission = judge_all(new, standings)
     if admission.admitted:
         inserted = yield Sql(
             "INSERT INTO spend_entries (key, team, project, tags, actor, model, worst_case_usd, created_at, host)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING",
-            (e.key, o.team, o.project, tags_json(o.tags), e.actor, e.model, e.worst_case_usd, e.created_at, e.host),
-        )
-        if inserted.rowcount == 0:
-            return Admission(Decimal(0))  # admitted by another host at this moment: its owner stays the first
-    yield from _record_audit(audit_of(entry, admission))
+            " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
+            " %s::numeric[], %s::float8[], %s::text[]) ON CONFLICT (key) DO NOTHING RETURNING key",
+            (
+                [e.key for e in new], [e.owner.team for e in new], [e.owner.project for e in new],
+                [tags_json(e.owner.tags) for e in new], [e.actor for e in new], [e.model for e in new],
+                [e.worst_case_usd for e in new], [e.created_at for e in new], [e.host for e in new],
+            ),
+        )  # fmt: skip
+        mine = {row[0] for row in inserted.rows}
+        # A key admitted by another host at this very moment (no cap locked between them) keeps its first owner.
+        new = [e for e in new if e.key in mine]
+    yield from _record_audits(audits_of(new, admission))
     return admission
 
 
-def _release(key: str, at: float, host: str) -> Op[None]:
+def _release(keys: Sequence[str], at: float, host: str) -> Op[None]:
     reply = yield Sql(
-        "UPDATE spend_entries SET released = TRUE WHERE key = %s AND NOT released"
-        " RETURNING team, project, tags, actor, worst_case_usd",
-        (key,),
+        "UPDATE spend_entries SET released = TRUE WHERE key = ANY(%s::text[]) AND NOT released"
+        " RETURNING key, team, project, tags, actor, worst_case_usd",
+        (list(keys),),
     )
-    row = reply.one()
-    if row is not None:
-        owner = Owner(row[0], row[1], tags_of(row[2]))
-        yield from _record_audit(AuditRecord(at, AuditAction.RELEASE, key, owner, row[3], Decimal(row[4]), None, host))
+    yield from _record_audits(
+        [
+            AuditRecord(at, AuditAction.RELEASE, key, Owner(team, project, tags_of(tags)), actor, Decimal(worst), None,
+                        host)
+            for key, team, project, tags, actor, worst in reply.rows
+        ]
+    )  # fmt: skip
 
 
 def _record_audit(r: AuditRecord) -> Op[None]:
@@ -172,6 +197,25 @@ def _record_audit(r: AuditRecord) -> Op[None]:
         (
             r.at, r.action.value, r.subject, r.owner.team, r.owner.project, tags_json(r.owner.tags), r.actor,
             r.worst_case_usd, r.cap_left_usd, r.host,
+        ),
+    )  # fmt: skip
+
+
+def _record_audits(records: Sequence[AuditRecord]) -> Op[None]:
+    """Many audit records in one statement (a batch's creates)."""
+    if len(records) == 1:
+        yield from _record_audit(records[0])
+        return
+    if not records:
+        return
+    yield Sql(
+        f"INSERT INTO spend_audit ({_AUDIT}) SELECT * FROM unnest(%s::float8[], %s::text[], %s::text[], %s::text[],"
+        " %s::text[], %s::text[], %s::text[], %s::numeric[], %s::numeric[], %s::text[])",
+        (
+            [r.at for r in records], [r.action.value for r in records], [r.subject for r in records],
+            [r.owner.team for r in records], [r.owner.project for r in records],
+            [tags_json(r.owner.tags) for r in records], [r.actor for r in records],
+            [r.worst_case_usd for r in records], [r.cap_left_usd for r in records], [r.host for r in records],
         ),
     )  # fmt: skip
 

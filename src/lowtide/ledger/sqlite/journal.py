@@ -4,9 +4,10 @@ of two processes changing a run at once the second sees the first's change."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
 
-from lowtide.ledger.journal import EntryChange, RunChange
+from lowtide.ledger.journal import EntryAt, EntryChange, RunChange
 from lowtide.ledger.journal_records import (
     ENTRY_COLUMNS,
     RUN_COLUMNS,
@@ -79,23 +80,58 @@ class SqliteJournal:
         rows = self.ledger.select(f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? ORDER BY position", (run_id,))
         return [entry_of(row) for row in rows]
 
+    def entries_of(self, run_ids: Sequence[str]) -> dict[str, list[JournalEntry]]:
+        found: dict[str, list[JournalEntry]] = {run_id: [] for run_id in run_ids}
+        ids = list(found)
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            query = f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id IN ({', '.join('?' * len(chunk))})"
+            for row in self.ledger.select(query + " ORDER BY run_id, position", chunk):
+                entry = entry_of(row)
+                found[entry.run_id].append(entry)
+        return found
+
     def put_entry(self, entry: JournalEntry) -> JournalEntry:
         with self.ledger.transaction() as db:
-            row = db.execute(
-                f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? AND position = ?",
-                (entry.run_id, entry.position),
-            ).fetchone()
-            if row is not None:
-                return entry_of(row)
-            db.execute(_PUT_ENTRY, entry_row(entry))
-        return entry
+            return _put_entry(db, entry)
 
     def change_entry(self, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
         with self.ledger.transaction() as db:
-            row = db.execute(
-                f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? AND position = ?", (run_id, position)
-            ).fetchone()
-            changed = change(entry_of(row)) if row is not None else None
-            if changed is not None:
-                db.execute(_PUT_ENTRY, entry_row(changed))
-        return changed
+            return _change_entry(db, run_id, position, change)
+
+    def write_entries(
+        self, intents: Sequence[JournalEntry], changes: Sequence[EntryAt]
+    ) -> tuple[list[JournalEntry], list[JournalEntry | None]]:
+        with self.ledger.transaction() as db:
+            put = [_put_entry(db, entry) for entry in intents]
+            changed = [_change_entry(db, run_id, position, change) for run_id, position, change in changes]
+        return put, changed
+
+    def runs_of(self, run_ids: Sequence[str]) -> dict[str, AgentRun]:
+        ids = list(dict.fromkeys(run_ids))
+        found: dict[str, AgentRun] = {}
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            query = f"SELECT {_RUNS} FROM agent_runs WHERE run_id IN ({', '.join('?' * len(chunk))})"
+            found.update((run.run_id, run) for run in map(run_of, self.ledger.select(query, chunk)))
+        return found
+
+
+def _put_entry(db: sqlite3.Connection, entry: JournalEntry) -> JournalEntry:
+    row = db.execute(
+        f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? AND position = ?", (entry.run_id, entry.position)
+    ).fetchone()
+    if row is not None:
+        return entry_of(row)
+    db.execute(_PUT_ENTRY, entry_row(entry))
+    return entry
+
+
+def _change_entry(db: sqlite3.Connection, run_id: str, position: int, change: EntryChange) -> JournalEntry | None:
+    row = db.execute(
+        f"SELECT {_ENTRIES} FROM agent_journal WHERE run_id = ? AND position = ?", (run_id, position)
+    ).fetchone()
+    changed = change(entry_of(row)) if row is not None else None
+    if changed is not None:
+        db.execute(_PUT_ENTRY, entry_row(changed))
+    return changed

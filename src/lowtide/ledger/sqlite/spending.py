@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -19,15 +20,16 @@ from lowtide.ledger.spend_records import (
     SpendCap,
     SpendEntry,
     SpendLine,
-    audit_of,
-    caps_over,
+    audits_of,
     day_of,
-    judge,
+    distinct,
+    judge_all,
+    owners_caps,
     tags_json,
     tags_of,
     window_start,
 )
-from lowtide.ledger.sqlite.connection import SqliteFile
+from lowtide.ledger.sqlite.connection import SqliteFile, chunks
 from lowtide.ledger.sqlite.schema import REQUEST_OUTCOME, REQUEST_STATE
 
 __all__ = ["SqliteSpending"]
@@ -68,33 +70,48 @@ class SqliteSpending:
         return [_cap_of(row) for row in rows]
 
     def reserve(self, entry: SpendEntry) -> Admission:
-        e, o = entry, entry.owner
+        return self.reserve_all([entry])
+
+    def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
         with self.ledger.transaction() as db:
-            if db.execute("SELECT 1 FROM spend_entries WHERE key = ?", (e.key,)).fetchone() is not None:
+            given = distinct(entries)
+            known: set[str] = set()
+            for chunk in chunks([e.key for e in given]):
+                marks = ", ".join("?" * len(chunk))
+                known.update(k for (k,) in db.execute(f"SELECT key FROM spend_entries WHERE key IN ({marks})", chunk))
+            new = [e for e in given if e.key not in known]
+            if not new:
                 return Admission(Decimal(0))
             caps = [_cap_of(row) for row in db.execute("SELECT scope, name, period, limit_usd FROM spend_caps")]
-            standings = [_standing(db, cap, e.created_at) for cap in caps_over(caps, o)]
-            admission = judge(e.worst_case_usd, standings)
+            standings = [_standing(db, cap, new[0].created_at) for cap in owners_caps(caps, new)]
+            admission = judge_all(new, standings)
             if admission.admitted:
-                db.execute(
+                db.executemany(
                     "INSERT INTO spend_entries (key, team, project, tags, actor, model, worst_case_usd, created_at,"
                     " host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (e.key, o.team, o.project, tags_json(o.tags), e.actor, e.model, str(e.worst_case_usd),
-                     e.created_at, e.host),
+                    [
+                        (e.key, e.owner.team, e.owner.project, tags_json(e.owner.tags), e.actor, e.model,
+                         str(e.worst_case_usd), e.created_at, e.host)
+                        for e in new
+                    ],
                 )  # fmt: skip
-            _audit(db, audit_of(entry, admission))
+            _audits(db, audits_of(new, admission))
         return admission
 
     def release(self, key: str, *, at: float, host: str) -> None:
+        self.release_all([key], at=at, host=host)
+
+    def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
         with self.ledger.transaction() as db:
-            row = db.execute(
-                "UPDATE spend_entries SET released = 1 WHERE key = ? AND released = 0"
-                " RETURNING team, project, tags, actor, worst_case_usd",
-                (key,),
-            ).fetchone()
-            if row is not None:
-                owner = Owner(row[0], row[1], tags_of(row[2]))
-                _audit(db, AuditRecord(at, AuditAction.RELEASE, key, owner, row[3], Decimal(row[4]), None, host))
+            for key in keys:
+                row = db.execute(
+                    "UPDATE spend_entries SET released = 1 WHERE key = ? AND released = 0"
+                    " RETURNING team, project, tags, actor, worst_case_usd",
+                    (key,),
+                ).fetchone()
+                if row is not None:
+                    owner = Owner(row[0], row[1], tags_of(row[2]))
+                    _audit(db, AuditRecord(at, AuditAction.RELEASE, key, owner, row[3], Decimal(row[4]), None, host))
 
     def record_audit(self, record: AuditRecord) -> None:
         with self.ledger.transaction() as db:
@@ -137,12 +154,19 @@ def _standing(db: sqlite3.Connection, cap: SpendCap, now: float) -> CapStanding:
 
 
 def _audit(db: sqlite3.Connection, r: AuditRecord) -> None:
-    db.execute(
+    _audits(db, [r])
+
+
+def _audits(db: sqlite3.Connection, records: Sequence[AuditRecord]) -> None:
+    db.executemany(
         f"INSERT INTO spend_audit ({_AUDIT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            r.at, r.action.value, r.subject, r.owner.team, r.owner.project, tags_json(r.owner.tags), r.actor,
-            _text(r.worst_case_usd), _text(r.cap_left_usd), r.host,
-        ),
+        [
+            (
+                r.at, r.action.value, r.subject, r.owner.team, r.owner.project, tags_json(r.owner.tags), r.actor,
+                _text(r.worst_case_usd), _text(r.cap_left_usd), r.host,
+            )
+            for r in records
+        ],
     )  # fmt: skip
 
 

@@ -26,7 +26,7 @@ from lowtide.providers.anthropic.mapping import to_message_params, to_response, 
 from lowtide.providers.anthropic.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.anthropic.ratelimits import quota_report
 from lowtide.providers.sdk import split_for_sdk
-from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
+from lowtide.streaming import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
 __all__ = ["ClaudeProvider"]
@@ -100,7 +100,8 @@ class ClaudeProvider(Provider):
         )
 
     async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
-        """The answer through `messages.stream`: its text and tool-input deltas as they arrive, then the message."""
+        """The answer through `messages.stream`: its text, tool-input and thinking deltas as they arrive, then the
+        message."""
         params = to_message_params(request)
         named, extra_body = split_for_sdk(params, self._client.messages.stream)
         with translate_errors():
@@ -147,9 +148,9 @@ class ClaudeProvider(Provider):
             await self._client.close()
 
 
-def _piece(event: ParsedMessageStreamEvent[Any]) -> TextDelta | ToolCallDelta | None:
-    """The piece of the answer a stream event carries, if it carries one (thinking and citations wait for the
-    message)."""
+def _piece(event: ParsedMessageStreamEvent[Any]) -> TextDelta | ToolCallDelta | ThinkingDelta | None:
+    """The piece of the answer a stream event carries, if it carries one: text, tool input, extended thinking and
+    its signature (redacted thinking and citations wait for the message)."""
     if event.type == "content_block_start" and event.content_block.type == "tool_use":
         block = event.content_block
         return ToolCallDelta(event.index, id=block.id, name=block.name)
@@ -158,4 +159,8 @@ def _piece(event: ParsedMessageStreamEvent[Any]) -> TextDelta | ToolCallDelta | 
             return TextDelta(event.delta.text, event.index)
         if event.delta.type == "input_json_delta" and event.delta.partial_json:
             return ToolCallDelta(event.index, event.delta.partial_json)
+        if event.delta.type == "thinking_delta" and event.delta.thinking:
+            return ThinkingDelta(event.delta.thinking, event.index)
+        if event.delta.type == "signature_delta":
+            return ThinkingDelta("", event.index, signature=event.delta.signature)
     return None

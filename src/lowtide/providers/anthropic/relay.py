@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from typing import ClassVar, Literal
 
 from lowtide.http.sse import encode_event
 from lowtide.messages.relay import Block, BlockOpened, BlockPiece, MessageOf, RelayStep, StreamFinished
@@ -15,8 +16,11 @@ __all__ = ["MessagesRelay"]
 
 
 class MessagesRelay:
-    """One served stream: `message_start` at its first step, a content block per block, then `message_delta` with the
-    stop reason and the usage, and `message_stop`."""
+    """One served stream: `message_start` at its first step, a content block per block (extended thinking as
+    `thinking_delta`s and its `signature_delta`), then `message_delta` with the stop reason and the usage, and
+    `message_stop`."""
+
+    relays_thinking: ClassVar[Literal[True]] = True
 
     def __init__(self, call: ServedCall, message: MessageOf) -> None:
         self._call = call
@@ -37,11 +41,10 @@ class MessagesRelay:
                 yield _stop(step.closing)
             yield _start(step.block)
         elif isinstance(step, BlockPiece):
-            kind, field = ("input_json_delta", "partial_json") if step.block.tool else ("text_delta", "text")
-            delta = {"type": kind, field: step.text}
-            yield encode_event(
-                "content_block_delta", {"type": "content_block_delta", "index": step.block.number, "delta": delta}
-            )
+            for delta in _deltas(step):
+                yield encode_event(
+                    "content_block_delta", {"type": "content_block_delta", "index": step.block.number, "delta": delta}
+                )
         else:
             if step.closing is not None:
                 yield _stop(step.closing)
@@ -67,12 +70,27 @@ class MessagesRelay:
         yield encode_event("ping", {"type": "ping"})
 
 
+def _deltas(piece: BlockPiece) -> Iterator[dict[str, str]]:
+    if piece.block.tool:
+        yield {"type": "input_json_delta", "partial_json": piece.text}
+    elif not piece.block.thinking:
+        yield {"type": "text_delta", "text": piece.text}
+    else:
+        if piece.text:
+            yield {"type": "thinking_delta", "thinking": piece.text}
+        if piece.signature:
+            yield {"type": "signature_delta", "signature": piece.signature}
+
+
 def _start(block: Block) -> bytes:
-    opened: dict[str, object] = (
-        {"type": "tool_use", "id": block.id or f"toolu_{uuid.uuid4().hex[:24]}", "name": block.name or "", "input": {}}
-        if block.tool
-        else {"type": "text", "text": ""}
-    )
+    opened: dict[str, object]
+    if block.tool:
+        tool_id = block.id or f"toolu_{uuid.uuid4().hex[:24]}"
+        opened = {"type": "tool_use", "id": tool_id, "name": block.name or "", "input": {}}
+    elif block.thinking:
+        opened = {"type": "thinking", "thinking": "", "signature": ""}
+    else:
+        opened = {"type": "text", "text": ""}
     return encode_event(
         "content_block_start", {"type": "content_block_start", "index": block.number, "content_block": opened}
     )

@@ -74,8 +74,8 @@ class GeminiProvider(Provider):
         return _response(request, body, request_id)
 
     async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
-        """The answer through `generate_content_stream`: each chunk's text and function calls as they come, then the
-        answer the chunks make."""
+        """The answer through `generate_content_stream`: each chunk's text, thoughts and function calls as they come,
+        then the answer the chunks make."""
         encoded = encode_request(request)
         chunks: list[dict[str, object]] = []
         pieces = StreamPieces()

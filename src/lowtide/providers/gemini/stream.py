@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from lowtide.providers import json_object, json_objects
 from lowtide.providers.gemini.requests import SYNTHETIC_CALL_ID
-from lowtide.streaming import TextDelta, ToolCallDelta
+from lowtide.streaming import TextDelta, ThinkingDelta, ToolCallDelta
 
 __all__ = ["StreamPieces", "finished", "merged"]
 
@@ -72,21 +72,27 @@ def finished(body: Mapping[str, object]) -> bool:
 
 
 class StreamPieces:
-    """`Actor.stream`'s pieces of one streamed answer, chunk by chunk: the answer's text (not thoughts) and each
-    function call whole (Gemini sends a call in one part), indexed by the part they make in the merged answer, so
-    that a call without an id gets the one the answer will give it."""
+    """`Actor.stream`'s pieces of one streamed answer, chunk by chunk: the answer's text, its thoughts (parts marked
+    `thought`, sent when the request asks `includeThoughts`, with their signatures) and each function call whole
+    (Gemini sends a call in one part), indexed by the part they make in the merged answer, so that a call without an
+    id gets the one the answer will give it."""
 
     def __init__(self) -> None:
         self._parts: list[dict[str, object]] = []
 
-    def add(self, chunk: Mapping[str, object]) -> list[TextDelta | ToolCallDelta]:
-        pieces: list[TextDelta | ToolCallDelta] = []
+    def add(self, chunk: Mapping[str, object]) -> list[TextDelta | ToolCallDelta | ThinkingDelta]:
+        pieces: list[TextDelta | ToolCallDelta | ThinkingDelta] = []
         for given in json_objects(chunk.get("candidates"))[:1]:
             for part in json_objects(json_object(given.get("content")).get("parts")):
                 _join(self._parts, part)
                 index = len(self._parts) - 1
                 text, call = part.get("text"), json_object(part.get("functionCall"))
-                if isinstance(text, str) and text and part.get("thought") is not True:
+                if part.get("thought") is True:
+                    signature = part.get("thoughtSignature")
+                    signature = signature if isinstance(signature, str) and signature else None
+                    if (isinstance(text, str) and text) or signature:
+                        pieces.append(ThinkingDelta(text if isinstance(text, str) else "", index, signature))
+                elif isinstance(text, str) and text:
                     pieces.append(TextDelta(text, index))
                 elif call:
                     name, call_id = str(call.get("name") or ""), call.get("id")

@@ -28,7 +28,7 @@ from lowtide.providers.openai.venues import OPENAI_VENUES
 from lowtide.providers.sdk import split_for_sdk
 from lowtide.providers.stop_sequences import StopCutter, cut_at_stop
 from lowtide.routing.venues import Venue
-from lowtide.streaming import StreamEvent, TextDelta, ToolCallDelta
+from lowtide.streaming import StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from lowtide.types import ActorRequest, ActorResponse, ProviderIds
 
 __all__ = ["OpenAIProvider"]
@@ -121,7 +121,7 @@ class OpenAIProvider(Provider):
                 raise
             self._tell(raw.headers)
             async for piece in pieces:
-                if isinstance(piece, TextDelta | ToolCallDelta):
+                if isinstance(piece, TextDelta | ToolCallDelta | ThinkingDelta):
                     for handed in cutter.pieces(piece):
                         yield handed
                 else:

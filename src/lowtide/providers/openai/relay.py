@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 from lowtide.http.sse import data_line, encode_event
 from lowtide.messages.relay import Block, BlockOpened, BlockPiece, MessageOf, RelayStep, StreamFinished
@@ -77,8 +77,10 @@ class ChatRelay:
 
 class ResponsesRelay:
     """One served Responses stream: `response.created` and `response.in_progress`, each block as an output item (a
-    message's text, or a function call's arguments) added, filled and done, then `response.completed` (or
-    `response.incomplete`) holding the whole response."""
+    message's text, a function call's arguments, or thinking as a reasoning item's summary) added, filled and done,
+    then `response.completed` (or `response.incomplete`) holding the whole response."""
+
+    relays_thinking: ClassVar[Literal[True]] = True
 
     def __init__(self, call: ServedCall, message: MessageOf, opening: Mapping[str, Any]) -> None:
         self._call = call
@@ -107,7 +109,12 @@ class ResponsesRelay:
             yield from self._added(step.block)
         elif isinstance(step, BlockPiece):
             common = self._common(step.block)
-            if step.block.tool:
+            if step.block.thinking:
+                if step.text:  # a signature has no place in a served reasoning item, as in the whole response
+                    yield self._event(
+                        "response.reasoning_summary_text.delta", **common, summary_index=0, delta=step.text
+                    )
+            elif step.block.tool:
                 yield self._event("response.function_call_arguments.delta", **common, delta=step.text)
             else:
                 yield self._event("response.output_text.delta", **common, content_index=0, delta=step.text, logprobs=[])
@@ -121,15 +128,18 @@ class ResponsesRelay:
 
     def _same_ids(self, output: list[JSON]) -> list[JSON]:
         """The finished response's items under the ids they streamed with (the SDK checks that the completed response
-        holds the items it was streamed): a function call by its call id, messages in order."""
+        holds the items it was streamed): a function call by its call id, messages and reasoning items in order."""
         calls = {item["call_id"]: item["id"] for item in self._streamed if item["type"] == "function_call"}
         messages = iter([item["id"] for item in self._streamed if item["type"] == "message"])
+        reasoning = iter([item["id"] for item in self._streamed if item["type"] == "reasoning"])
         same: list[JSON] = []
         for item in output:
             if item["type"] == "function_call" and item["call_id"] in calls:
                 item = {**item, "id": calls[item["call_id"]]}
             elif item["type"] == "message":
                 item = {**item, "id": next(messages, item["id"])}
+            elif item["type"] == "reasoning":
+                item = {**item, "id": next(reasoning, item["id"])}
             same.append(item)
         return same
 
@@ -142,6 +152,9 @@ class ResponsesRelay:
 
     def _item(self, block: Block, status: str) -> JSON:
         item_id = self._items[block.number]
+        if block.thinking:
+            summary = [_summary_part(block.text)] if status == "completed" else []
+            return {"id": item_id, "type": "reasoning", "summary": summary}
         if block.tool:
             call_id = block.id or item_id
             return {
@@ -156,16 +169,26 @@ class ResponsesRelay:
         return {"id": item_id, "type": "message", "status": status, "role": "assistant", "content": content}
 
     def _added(self, block: Block) -> Iterator[bytes]:
-        self._items[block.number] = f"{'fc' if block.tool else 'msg'}_{uuid.uuid4().hex[:24]}"
+        prefix = "rs" if block.thinking else "fc" if block.tool else "msg"
+        self._items[block.number] = f"{prefix}_{uuid.uuid4().hex[:24]}"
         item = self._item(block, "in_progress")
         yield self._event("response.output_item.added", output_index=block.number, item=item)
-        if not block.tool:
+        if block.thinking:
+            part = _summary_part("")
+            yield self._event(
+                "response.reasoning_summary_part.added", **self._common(block), summary_index=0, part=part
+            )
+        elif not block.tool:
             part = _text_part("")
             yield self._event("response.content_part.added", **self._common(block), content_index=0, part=part)
 
     def _done(self, block: Block) -> Iterator[bytes]:
         common = self._common(block)
-        if block.tool:
+        if block.thinking:
+            yield self._event("response.reasoning_summary_text.done", **common, summary_index=0, text=block.text)
+            part = _summary_part(block.text)
+            yield self._event("response.reasoning_summary_part.done", **common, summary_index=0, part=part)
+        elif block.tool:
             name = block.name or ""
             yield self._event("response.function_call_arguments.done", **common, arguments=block.text, name=name)
         else:
@@ -175,6 +198,10 @@ class ResponsesRelay:
         item = self._item(block, "completed")
         self._streamed.append(item)
         yield self._event("response.output_item.done", output_index=block.number, item=item)
+
+
+def _summary_part(text: str) -> JSON:
+    return {"type": "summary_text", "text": text}
 
 
 def _text_part(text: str) -> JSON:

@@ -6,7 +6,7 @@ Responses stream ends with `response.completed` (or `response.incomplete`), with
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 __all__ = ["chunks", "completion_chunks", "response_events"]
@@ -54,6 +54,17 @@ def completion_chunks(completion: Mapping[str, Any], *, include_usage: bool) -> 
         yield {**head, "choices": [], "usage": completion["usage"]}
 
 
+def _summary_events(event: Callable[..., JSON], common: JSON, summary: list[JSON]) -> Iterator[JSON]:
+    """A reasoning item's summary parts, each added, its text in deltas, then done."""
+    for number, part in enumerate(summary):
+        at = {**common, "summary_index": number}
+        yield event("response.reasoning_summary_part.added", **at, part={**part, "text": ""})
+        for piece in chunks(part["text"]):
+            yield event("response.reasoning_summary_text.delta", **at, delta=piece)
+        yield event("response.reasoning_summary_text.done", **at, text=part["text"])
+        yield event("response.reasoning_summary_part.done", **at, part=part)
+
+
 def response_events(response: Mapping[str, Any]) -> Iterator[JSON]:
     """The stream's events (each with its `type` and `sequence_number`), in OpenAI's order: `response.created`,
     `response.in_progress`, each output item added, filled and done, then `response.completed`."""
@@ -81,6 +92,9 @@ def response_events(response: Mapping[str, Any]) -> Iterator[JSON]:
                 yield event("response.output_text.delta", **common, content_index=0, delta=piece, logprobs=[])
             yield event("response.output_text.done", **common, content_index=0, text=part["text"], logprobs=[])
             yield event("response.content_part.done", **common, content_index=0, part=part)
+        elif item["type"] == "reasoning":
+            yield event("response.output_item.added", output_index=index, item={**item, "summary": []})
+            yield from _summary_events(event, common, item["summary"])
         else:
             opened = {**item, "status": "in_progress", "arguments": ""}
             yield event("response.output_item.added", output_index=index, item=opened)

@@ -1,5 +1,6 @@
-"""OpenAI's live streams read into `Actor.stream`'s pieces: the Responses API's typed events (text and function-call
-argument deltas, the finished `Response` in the last), and Chat Completions' chunks (`providers.chat_stream`)."""
+"""OpenAI's live streams read into `Actor.stream`'s pieces: the Responses API's typed events (text, function-call
+argument and reasoning-summary deltas, the finished `Response` in the last), and Chat Completions' chunks
+(`providers.chat_stream`)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from openai.types.responses import Response, ResponseStreamEvent
 
 from lowtide.errors import APIConnectionError
 from lowtide.providers.chat_stream import ChatChunks
-from lowtide.streaming import TextDelta, ToolCallDelta
+from lowtide.streaming import TextDelta, ThinkingDelta, ToolCallDelta
 
 __all__ = ["chat_pieces", "response_pieces"]
 
-Piece = TextDelta | ToolCallDelta
+Piece = TextDelta | ToolCallDelta | ThinkingDelta
 
 
 async def response_pieces(events: AsyncIterator[ResponseStreamEvent]) -> AsyncIterator[Piece | Response]:
@@ -29,6 +30,12 @@ async def response_pieces(events: AsyncIterator[ResponseStreamEvent]) -> AsyncIt
                 yield ToolCallDelta(event.output_index, id=event.item.call_id, name=event.item.name)
             case "response.function_call_arguments.delta":
                 yield ToolCallDelta(event.output_index, event.delta)
+            case "response.reasoning_summary_part.added" if event.summary_index > 0:
+                yield ThinkingDelta("\n\n", event.output_index)  # the answer's thinking joins its parts so
+            case "response.reasoning_summary_text.delta":
+                yield ThinkingDelta(event.delta, event.output_index)
+            case "response.output_item.done" if event.item.type == "reasoning" and event.item.encrypted_content:
+                yield ThinkingDelta("", event.output_index, signature=event.item.encrypted_content)
             case "response.completed" | "response.incomplete" | "response.failed":
                 yield event.response
                 return
@@ -37,7 +44,9 @@ async def response_pieces(events: AsyncIterator[ResponseStreamEvent]) -> AsyncIt
     raise APIConnectionError("The Responses stream ended before its response did (no response.completed came).")
 
 
-async def chat_pieces(chunks: AsyncIterator[ChatCompletionChunk]) -> AsyncIterator[Piece | ChatCompletion]:
+async def chat_pieces(
+    chunks: AsyncIterator[ChatCompletionChunk],
+) -> AsyncIterator[TextDelta | ToolCallDelta | ChatCompletion]:
     """The pieces of a Chat Completions stream as they come, then the `ChatCompletion` they make;
     `APIConnectionError` when the stream ends before a chunk said why the answer finished."""
     joined = ChatChunks()
