@@ -10,8 +10,6 @@ import hashlib
 import hmac
 import json
 import os
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +17,7 @@ from typing import Any
 
 import httpx
 from _support import World, set_env, world
-from _webhook_support import whsec
+from _webhook_support import webhooks_command, whsec
 from step_context import Context, given, then, when
 
 from lowtide import Actor
@@ -79,16 +77,9 @@ def step_socket_emulator(context: Context, seconds: float) -> None:
 
 @given("`lowtide webhooks` running for a Gemini actor on this scenario's ledger")
 def step_webhooks_command(context: Context) -> None:
-    w = world(context)
     g = _gemini(context)
-    actor_file = g.ledger.parent / "gemini-webhooks-actor.yaml"
-    actor_file.write_text(json.dumps(_settings(g.url)))  # JSON is YAML
-    command = [sys.executable, "-m", "lowtide", "webhooks", "--actor", str(actor_file), "--port", "0", "--json"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env={**os.environ})
-    w.cleanups.append(lambda: (process.terminate(), process.wait(30)))
-    assert process.stdout is not None
-    listening = json.loads(process.stdout.readline())
-    g.receiver = f"{listening['url']}/webhooks/gemini"
+    url = webhooks_command(world(context), g.ledger.parent / "gemini-webhooks-actor.yaml", _settings(g.url))
+    g.receiver = f"{url}/webhooks/gemini"
 
 
 @given("the emulator told over its admin API to send Gemini's webhooks to `lowtide webhooks`")
