@@ -42,17 +42,24 @@ async def durable_call(
         await provider.preflight(request)
     estimate = None
     if budgeted and not known:
+        # Reserved in the engine as it passes, with no wait between: the calls of one moment count against each
+        # other before any is recorded, also while this one's owner's caps are awaited below.
         estimate = await _check_budget(configuration, engine, params, max_cost_usd)
     owned = owner.known and not known
     if owned:
         codec = engine.backend.codec
         model = codec.model_of(params)
-        worst = estimate if estimate is not None else codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-        worst = within_limits(worst, model, [])  # an unpriced model refused: its owner's caps could not be kept
-        await reserve_for(owner, engine, key=key, actor=configuration.name, model=model, worst_case_usd=worst, at=now())
-    if estimate is not None:
-        # Calls checked in the same moment count against each other before any is recorded.
-        engine.reserve(configuration.name, estimate)
+        try:
+            worst = (
+                estimate if estimate is not None else codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+            )
+            worst = within_limits(worst, model, [])  # an unpriced model refused: its owner's caps could not be kept
+            await reserve_for(owner, engine, key=key, actor=configuration.name, model=model, worst_case_usd=worst,
+                              at=now())  # fmt: skip
+        except BaseException:
+            if estimate is not None:  # refused (or cancelled): its budget's reservation given back
+                engine.reserve(configuration.name, -estimate)
+            raise
     return DurableCall(engine, params, key, estimate, owned)
 
 
@@ -67,16 +74,19 @@ def refuse_over(
 async def _check_budget(
     configuration: ActorConfiguration, engine: BatchEngine, params: dict[str, object], max_cost_usd: float | None
 ) -> Decimal | None:
-    """Refuse a request whose worst case would cross the call's or the actor's budget."""
+    """Refuse a request whose worst case would cross the call's or the actor's budget; reserve it in the engine as
+    it passes (the caller gives it back should the call be refused after)."""
     name = configuration.name
     limits: list[Limit] = [(_call(configuration), max_cost_usd, Decimal(0))]
     if configuration.max_cost_usd is not None:
-        committed = await engine.ledger.committed_usd(name) + engine.reserved(name)
+        committed = await engine.ledger.committed_usd(name) + engine.reserved(name)  # reserved read after the wait
         limits.append((f"actor {name!r}", configuration.max_cost_usd, committed))
     if all(limit is None for _, limit, _ in limits):
         return None  # no budget to keep: no estimate to record either
     estimate = engine.backend.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-    return within_limits(estimate, engine.backend.codec.model_of(params), limits)
+    checked = within_limits(estimate, engine.backend.codec.model_of(params), limits)
+    engine.reserve(name, checked)
+    return checked
 
 
 def _call(configuration: ActorConfiguration) -> str:
