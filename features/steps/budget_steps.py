@@ -74,7 +74,7 @@ def step_run_many_twice(context: Context, first: str, second: str) -> None:
     w.run(checked_models({actor}))  # its model looked up first, as in a process that has called before
 
     async def both() -> list[Any]:
-        return await asyncio.gather(actor.run_many([first]), actor.run_many([second]), return_exceptions=True)
+        return list(await asyncio.gather(actor.run_many([first]), actor.run_many([second]), return_exceptions=True))
 
     for prompt, outcome in zip((first, second), w.run(both()), strict=True):
         if isinstance(outcome, BaseException) and not isinstance(outcome, ActorError):
