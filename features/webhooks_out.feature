@@ -1,10 +1,12 @@
 Feature: Webhooks out: lowtide tells the user's server when a batch or bulk run ends
   As a developer whose framework waits for lowtide's work to end
-  I want a signed notice POSTed to my URL when a batch or bulk run ends, retried until my server takes it
+  I want a signed notice POSTed to my URL when a batch or bulk run ends, retried until my server takes it, by the
+  next process on the ledger when the one that made it could not deliver it
   So that my framework is told, rather than polling lowtide in turn, and never receives a key or a prompt
 
   # The actor's batches go to the emulated OpenAI API in process, on a virtual clock that stands still while a
-  # socket is waited on; the user's server is a recording receiver on a loopback socket.
+  # socket is waited on; the user's server is a recording receiver on a loopback socket. Each scenario has a SQLite
+  # ledger of its own, whose outbox keeps the notices (notice_outbox.feature holds every store to the same rules).
 
   Background:
     Given the user's notice receiver on a loopback socket
@@ -21,12 +23,27 @@ Feature: Webhooks out: lowtide tells the user's server when a batch or bulk run 
     When the actor is asked "Which berth for the Marguerite?" and closed
     Then the receiver got 3 notices, "batch.ended", of one webhook-id, 2 then 4 seconds apart
 
-  Scenario: A receiver that never takes it is given up after the retries, and the call is answered all the same
+  Scenario: A receiver that never takes it is left to the outbox after the retries, and the call is answered all the same
     Given the receiver answers the first 99 notices with 500
     When the actor is asked "Which berth for the Marguerite?" and closed
     Then the receiver got 6 notices, "batch.ended", of one webhook-id, 2 then 4 seconds apart
     And the actor's answer came
-    And "given up after 6 tries" was logged
+    And "not taken after 6 tries: left in the ledger's outbox" was logged
+
+  Scenario: A notice its process could not deliver is delivered by the next process on the ledger, once, under its id
+    Given the receiver answers the first 6 notices with 503
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    And 2 minutes pass
+    And a new actor on the same ledger is asked "Which tug for the Marguerite?" and closed
+    Then the receiver took 2 notices, each once, the first after 6 refusals under one webhook-id
+
+  Scenario: A notice not taken within a day of its making is given up by the next process, untried
+    Given the receiver answers the first 6 notices with 503
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    And a day passes
+    And a new actor on the same ledger is asked "Which tug for the Marguerite?" and closed
+    Then the receiver got 6 notices of the first batch's webhook-id and took none
+    And "given up after 6 tries: not taken within its time" was logged
 
   Scenario: A bulk run's end is told, with its counts
     When a bulk run of 3 prompts runs through the actor

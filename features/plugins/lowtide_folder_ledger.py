@@ -3,7 +3,8 @@ on disk, shared by every process of the host that opens the folder, registered t
 points as a third party's store would be. It imports nothing of lowtide but the public faces a store is written
 against: the kinds registry (`lowtide.ledger.kinds`), the role protocols (`lowtide.ledger.roles`), what every store
 inherits (`lowtide.ledger.defaults`), the agent journal's records (`lowtide.ledger.journal`), the webhooks'
-(`lowtide.ledger.webhook_records`), and, for the rows' logic, the in-memory tables it keeps on disk.
+(`lowtide.ledger.webhook_records`) and the outbox's (`lowtide.ledger.outbox_records`), and, for the rows' logic, the
+in-memory tables it keeps on disk.
 
 How it keeps the guarantees: every read takes the folder's lock shared, every change takes it exclusively (`flock`
 on `PATH/lock`, so across processes; a thread lock within one), reads the tables again only when another process
@@ -30,6 +31,7 @@ from lowtide.ledger.journal import EntryAt, EntryChange, RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
 from lowtide.ledger.kinds import LedgerKind, LedgerRegistry, NotALocation
 from lowtide.ledger.memory import MemoryLedger
+from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import (
     BatchClaim,
@@ -218,6 +220,20 @@ class FolderLedger(StoreDefaults):
     def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
         with self.reading() as ledger:
             return ledger.webhook_seen(provider, provider_batch_id)
+
+    def add_notice(self, notice: Notice, *, owner: str, until: float) -> bool:
+        with self.writing() as ledger:
+            return ledger.add_notice(notice, owner=owner, until=until)
+
+    def due_notices(self, *, owner: str, now: float, until: float, limit: int) -> list[Notice]:
+        with self.writing() as ledger:
+            return ledger.due_notices(owner=owner, now=now, until=until, limit=limit)
+
+    def notice_tried(
+        self, event_id: str, *, owner: str, now: float, tries: int, delivered: bool, next_at: float | None
+    ) -> None:
+        with self.writing() as ledger:
+            ledger.notice_tried(event_id, owner=owner, now=now, tries=tries, delivered=delivered, next_at=next_at)
 
     def record_status(
         self, batch_id: str, *, phase: str, counts: dict[str, int] | None, ended_at: float | None

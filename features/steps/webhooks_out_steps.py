@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import os
 import threading
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -48,6 +47,10 @@ class Told:
     failure: BaseException | None = None
     prompts: list[str] = field(default_factory=list[str])
     log: list[logging.LogRecord] = field(default_factory=list[logging.LogRecord])
+    taken: list[str] = field(default_factory=list[str])
+    """The webhook-ids of the notices answered 2xx, in order."""
+    settings: dict[str, Any] = field(default_factory=dict[str, Any])
+    ledger: str = ""
 
 
 class Context(StepContext, Protocol):
@@ -62,6 +65,7 @@ def _app(told: Told) -> Starlette:
             if told.refusing > 0:
                 told.refusing -= 1
                 return Response(status_code=told.status)
+            told.taken.append(request.headers["webhook-id"])
         return Response(status_code=204)
 
     return Starlette(routes=[Route("/lowtide", receive, methods=["POST"])])
@@ -94,7 +98,9 @@ def step_actor(context: Context) -> None:
         "batch_processing": "batch",
         "batch": {"coalesce_window": 0, "poll_interval": 30, "notify": {"url": told.url}},
     }
-    told.actor = Actor(settings, client=client, clock=told.clock, ledger=os.environ["LOWTIDE_LEDGER"])
+    # A ledger of the scenario's own: what a notice leaves in its outbox is this scenario's alone.
+    told.settings, told.ledger = settings, str(w.path("ledger.sqlite3"))
+    told.actor = Actor(settings, client=client, clock=told.clock, ledger=told.ledger)
     w.cleanups.append(told.actor.aclose)
 
 
@@ -117,12 +123,35 @@ def step_ask(context: Context, prompt: str) -> None:
 
     async def ask() -> None:
         try:
-            told.answer = await actor.run(prompt, key="berth")
+            told.answer = await actor.run(prompt, key=f"berth-{len(told.prompts)}")
         except Exception as error:
             told.failure = error
         await actor.aclose()  # waits for the notices it is still trying
 
     context.runner.run(ask())
+
+
+@when("{minutes:d} minutes pass")
+def step_minutes_pass(context: Context, minutes: int) -> None:
+    context.told.clock.advance(minutes * 60)
+
+
+@when("a day passes")
+def step_day_passes(context: Context) -> None:
+    context.told.clock.advance(24 * 3600 + 1)
+
+
+@when('a new actor on the same ledger is asked "{prompt}" and closed')
+def step_new_actor(context: Context, prompt: str) -> None:
+    """As a process started later on the same ledger would: an actor of its own, whose engine sweeps the outbox."""
+    w = world(context)
+    told = context.told
+    assert told.emulator is not None
+    client = told.emulator.openai_client(api_key=OPENAI_KEY)
+    w.cleanups.append(client.close)
+    told.actor = Actor(told.settings, client=client, clock=told.clock, ledger=told.ledger)
+    w.cleanups.append(told.actor.aclose)
+    step_ask(context, prompt)
 
 
 @when("a bulk run of {count:d} prompts runs through the actor")
@@ -209,3 +238,26 @@ def step_failed(context: Context, text: str) -> None:
     assert failure is not None, "the call did not fail"
     assert text in str(failure), str(failure)
     assert not context.told.notices, "a notice was sent"
+
+
+def _ids(notices: list[Notice]) -> list[str]:
+    return [notice.headers["webhook-id"] for notice in notices]
+
+
+@then("the receiver took {count:d} notices, each once, the first after {refused:d} refusals under one webhook-id")
+def step_taken_once(context: Context, count: int, refused: int) -> None:
+    told = context.told
+    ids = _ids(told.notices)
+    assert len(told.taken) == count == len(set(told.taken)), (told.taken, ids)
+    first = told.taken[0]
+    assert ids.count(first) == refused + 1, ids
+    assert ids[: refused + 1] == [first] * (refused + 1), ids
+    assert all(_verified(notice)["type"] == "batch.ended" for notice in told.notices)
+
+
+@then("the receiver got {count:d} notices of the first batch's webhook-id and took none")
+def step_none_taken(context: Context, count: int) -> None:
+    told = context.told
+    ids = _ids(told.notices)
+    assert ids.count(ids[0]) == count, ids
+    assert ids[0] not in told.taken, (ids, told.taken)

@@ -19,11 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from lowtide.errors import ConfigurationError
 
 __all__ = [
+    "AGENT_EVENTS",
     "DAY",
     "DEFAULT_PROVIDER",
     "POLL_INTERVAL_VARIABLE",
     "BatchSettings",
     "LiveSettings",
+    "NoticeKind",
     "NotifySettings",
     "SettingsModel",
     "TimeoutPolicy",
@@ -82,8 +84,31 @@ def _numbers_in(annotation: object) -> Literal["itself", "values"] | None:
     return None
 
 
+NoticeKind = Literal[
+    "batch.ended",
+    "run.ended",
+    "agent.parked",
+    "agent.waiting-on-person",
+    "agent.in-doubt",
+    "agent.finished",
+    "agent.failed",
+    "agent.stopped",
+]
+"""What a notice tells: a batch's end, a bulk run's end, or the state an agent run came to."""
+
+AGENT_EVENTS: tuple[NoticeKind, ...] = (
+    "agent.parked",
+    "agent.waiting-on-person",
+    "agent.in-doubt",
+    "agent.finished",
+    "agent.failed",
+    "agent.stopped",
+)
+"""The notices of an agent run's `notify` when it names none."""
+
+
 class NotifySettings(SettingsModel):
-    """Webhooks out: where lowtide POSTs a signed notice when a batch or bulk run ends."""
+    """Webhooks out: where lowtide POSTs a signed notice when a batch or bulk run ends, or an agent run moves."""
 
     url: str = Field(pattern=r"^https?://", description="Where the notices are POSTed (http or https).")
     secret_env: str = Field(
@@ -91,14 +116,21 @@ class NotifySettings(SettingsModel):
         description="The environment variable holding the secret the notices are signed with (whsec_ and base64, "
         "Standard Webhooks): never in the file.",
     )
-    events: tuple[Literal["batch.ended", "run.ended"], ...] = Field(
-        default=("batch.ended", "run.ended"), description="The notices sent."
+    events: tuple[NoticeKind, ...] = Field(
+        default=("batch.ended", "run.ended"),
+        description="The notices sent (an agent run's `notify`: every `agent.*` state unless it names some).",
     )
     retries: int = Field(default=5, ge=0, le=20, description="Tries after the first of a notice not answered 2xx.")
     backoff: float = Field(
         default=2.0, gt=0, description="Seconds before the first retry; each next waits twice as long."
     )
     timeout: float = Field(default=10.0, gt=0, description="Seconds one try may take.")
+    deliver_for: float = Field(
+        default=DAY,
+        gt=0,
+        description="Seconds after a notice is made during which it is tried again: a notice its process could not "
+        "deliver is left in the ledger's outbox for the next process that sweeps it (an engine with `notify` set).",
+    )
 
 
 class BatchSettings(SettingsModel):

@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Protocol
 
 from lowtide.ledger.collected import AsyncCollectedResults
+from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.records import (
     BatchClaim,
     BatchCreated,
@@ -29,6 +30,7 @@ from lowtide.ledger.webhook_records import Receipt, WebhookDelivery
 __all__ = [
     "AsyncBatches",
     "AsyncClaims",
+    "AsyncOutbox",
     "AsyncReconciles",
     "AsyncResults",
     "AsyncRuns",
@@ -162,3 +164,15 @@ class AsyncWebhooks(Protocol):
     async def record_webhook(self, delivery: WebhookDelivery) -> Receipt: ...
 
     async def webhook_seen(self, provider: str, provider_batch_id: str) -> bool: ...
+
+
+class AsyncOutbox(Protocol):
+    """`Outbox`, awaited: the same methods, called from the event loop (a notifier, its sweep)."""
+
+    async def add_notice(self, notice: Notice, *, owner: str, until: float) -> bool: ...
+
+    async def due_notices(self, *, owner: str, now: float, until: float, limit: int) -> list[Notice]: ...
+
+    async def notice_tried(
+        self, event_id: str, *, owner: str, now: float, tries: int, delivered: bool, next_at: float | None
+    ) -> None: ...

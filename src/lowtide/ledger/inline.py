@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices, LedgerStore
+from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.records import (
     BatchClaim,
     BatchCreated,
@@ -129,6 +130,17 @@ class InlineAsyncLedger:
 
     async def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
         return self.sync.webhook_seen(provider, provider_batch_id)
+
+    async def add_notice(self, notice: Notice, *, owner: str, until: float) -> bool:
+        return self.sync.add_notice(notice, owner=owner, until=until)
+
+    async def due_notices(self, *, owner: str, now: float, until: float, limit: int) -> list[Notice]:
+        return self.sync.due_notices(owner=owner, now=now, until=until, limit=limit)
+
+    async def notice_tried(
+        self, event_id: str, *, owner: str, now: float, tries: int, delivered: bool, next_at: float | None
+    ) -> None:
+        self.sync.notice_tried(event_id, owner=owner, now=now, tries=tries, delivered=delivered, next_at=next_at)
 
     async def record_intent(self, intent: BatchIntent) -> list[str]:
         return self.sync.record_intent(intent)

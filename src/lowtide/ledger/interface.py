@@ -1,7 +1,7 @@
 """`LedgerStore`: what lowtide asks of a ledger, whichever store keeps it (SQLite, PostgreSQL, memory, a plugin's).
 
 `LedgerStore` is every role of `roles` (claims, batches, reconciles, results, runs, journals, spends, views, quotas,
-copies, webhooks) at
+copies, webhooks, the outbox) at
 once; code that needs one role is typed against that role. The engine, bulk runs, parking, agent runs and the CLI call
 these methods and nothing else of a store: no SQL outside one. A batch's members are waiting on it through one row, not
 one write each. Results are appended in arrival order; a request's state is derived from what is stored for it (its
@@ -24,6 +24,7 @@ from lowtide.errors import ConfigurationError
 from lowtide.ledger.aio_roles import (
     AsyncBatches,
     AsyncClaims,
+    AsyncOutbox,
     AsyncReconciles,
     AsyncResults,
     AsyncRuns,
@@ -36,6 +37,7 @@ from lowtide.ledger.roles import (
     Claims,
     Copies,
     Journals,
+    Outbox,
     Quotas,
     Reconciles,
     Results,
@@ -54,7 +56,7 @@ class LedgerVersionError(ConfigurationError):
 
 
 class LedgerStore(
-    Claims, Batches, Reconciles, Results, Runs, Journals, Spends, Views, Quotas, Copies, Webhooks, Protocol
+    Claims, Batches, Reconciles, Results, Runs, Journals, Spends, Views, Quotas, Copies, Webhooks, Outbox, Protocol
 ):
     """Every role of a store (`roles`), in one durable store: what a store implements, and what a caller that needs
     several roles at once (the engine, the CLI's ledger commands) is typed against."""
@@ -65,7 +67,15 @@ class LedgerStore(
 
 
 class AsyncLedgerStore(
-    AsyncClaims, AsyncBatches, AsyncReconciles, AsyncResults, AsyncRuns, AsyncSpends, AsyncWebhooks, Protocol
+    AsyncClaims,
+    AsyncBatches,
+    AsyncReconciles,
+    AsyncResults,
+    AsyncRuns,
+    AsyncSpends,
+    AsyncWebhooks,
+    AsyncOutbox,
+    Protocol,
 ):
     """The ledger's hot path, awaited (`aio_roles`): what the engine, the actor's batch path and bulk runs ask of a
     store from the event loop. Each method means what `LedgerStore`'s of the same name means."""

@@ -1,6 +1,6 @@
 """The roles a ledger's store plays, each a narrow protocol: `Claims`, `Batches`, `Reconciles`, `Results`, `Runs`,
-`Journals`, `Spends`, `Views`, `Quotas`, `Copies` and `Webhooks`. Code that needs one role is typed against it;
-`interface.LedgerStore` is all of them.
+`Journals`, `Spends`, `Views`, `Quotas`, `Copies`, `Webhooks` and `Outbox`. Code that needs one role is typed against
+it; `interface.LedgerStore` is all of them.
 
 The methods are shaped for many rows at once (claims, intents, results and requeues take whole chunks) and for a store
 on another machine: a write answers what the caller needs (the keys inserted, whether a guarded change won) instead of
@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lowtide.ledger.collected import CollectedResults
+from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.records import (
     BatchClaim,
     BatchCreated,
@@ -43,6 +44,7 @@ __all__ = [
     "Copies",
     "Journals",
     "Named",
+    "Outbox",
     "Quotas",
     "Reconciles",
     "Results",
@@ -339,6 +341,28 @@ class Webhooks(Protocol):
     def webhook_seen(self, provider: str, provider_batch_id: str) -> bool:
         """Whether an event about the API's batch `provider_batch_id` was recorded (one may come before the batch's
         create has recorded its id)."""
+        ...
+
+
+class Outbox(Protocol):
+    """The notices to the user's server (`outbox_records`), each kept once by its event id until delivered or given
+    up, claimed under a lease so that of several processes sweeping it one tries a notice at a time."""
+
+    def add_notice(self, notice: Notice, *, owner: str, until: float) -> bool:
+        """Keep `notice` unless one of its event id is kept, held by `owner` until `until` (it tries it at once):
+        whether `owner` holds it now (True also when its own earlier add committed and its answer was lost)."""
+        ...
+
+    def due_notices(self, *, owner: str, now: float, until: float, limit: int) -> list[Notice]:
+        """Claim for `owner` until `until` up to `limit` notices neither delivered nor given up, due by `now` and
+        held by no live lease, the earliest due first: no other process tries them while the lease lives."""
+        ...
+
+    def notice_tried(
+        self, event_id: str, *, owner: str, now: float, tries: int, delivered: bool, next_at: float | None
+    ) -> None:
+        """`owner` tried the notice `tries` more times: delivered, or due again at `next_at`, or (None) given up; its
+        lease ended. Nothing changes when another owner holds it now."""
         ...
 
 

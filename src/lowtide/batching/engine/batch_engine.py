@@ -319,6 +319,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
 
     async def _write_claims(self) -> None:
         """Record every call that arrived in this turn of the event loop in one transaction; queue the new ones."""
+        if self.notifier is not None:  # the notices this ledger's outbox holds are tried while the engine works
+            self.notifier.sweep()
         await asyncio.sleep(0)
         raw, claimed_by, self._claims, self._claimed = self._claims, self._claimed, [], []
         self._claiming = None

@@ -142,7 +142,7 @@ class Collection(LateWaiters):
             collected = True
             self.history.learn(record, ended.ended_at)
             if self.notifier is not None:
-                self.notifier.soon("batch.ended", batch_notice(record, ended))
+                self.notifier.soon("batch.ended", batch_notice(record, ended), subject=record.id)
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
             failure = exc  # the requests stay in the ledger, to be collected later

@@ -121,8 +121,8 @@ class EngineCore:
         self.settings = settings
         self.history = History(ledger)
         """How long this ledger's batches took, for adaptive polling (`poll_schedule`)."""
-        self.notifier = notifier_for(settings.notify, clock)
-        """Where a batch's end is told (`batch.notify`), if anywhere."""
+        self.notifier = notifier_for(settings.notify, clock, outbox=self.ledger)
+        """Where a batch's end is told (`batch.notify`), if anywhere: kept in the ledger's outbox until taken."""
         # A batch holds what the settings allow and the provider takes, whichever is less.
         limits = backend.codec.limits
         self.max_requests = min(settings.max_batch_requests, limits.max_requests)

@@ -56,6 +56,7 @@ from lowtide.core.modes import BatchProcessingMode
 from lowtide.core.run_reports import RunReport
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError, LedgerError
+from lowtide.ledger.inline import async_ledger
 from lowtide.routing.deadlines import Deadline, DeadlineInput
 from lowtide.routing.routes import Route
 from lowtide.telemetry.switch import tracing
@@ -331,9 +332,12 @@ class BulkRun(RunRecording):
             )
         else:
             end = await go()
-        notifier = notifier_for(self.actor.configuration.batch.notify, self.actor.clock)
-        if notifier is not None:
-            await notifier.send("run.ended", run_notice(end.report, self.actor.name))
+        notifier = notifier_for(
+            self.actor.configuration.batch.notify, self.actor.clock, outbox=async_ledger(self.actor.ledger)
+        )
+        if notifier is not None:  # each go's end its own notice
+            subject = f"{prepared.run_id}@{self.actor.clock.now()}"
+            await notifier.send("run.ended", run_notice(end.report, self.actor.name), subject=subject)
         return end
 
     def _mode(self) -> BatchProcessingMode:

@@ -26,6 +26,7 @@ from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.memory.batches import UNRESOLVED, MemoryBatches
 from lowtide.ledger.memory.copy import load_into, rows_of
 from lowtide.ledger.memory.journal import MemoryJournal
+from lowtide.ledger.memory.outbox import MemoryOutbox
 from lowtide.ledger.memory.runs import MemoryRunStore
 from lowtide.ledger.memory.spending import MemorySpending
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
@@ -56,13 +57,14 @@ _ADOPTABLE = (BatchState.WAITING, BatchState.ENDED)
 """Where an adopted batch stands until its results are stored (a `disown` is possible until then)."""
 
 
-class MemoryLedger(MemoryBatches, MemoryWebhooks, StoreDefaults):
+class MemoryLedger(MemoryBatches, MemoryWebhooks, MemoryOutbox, StoreDefaults):
     """A ledger in this process's memory; safe to share between threads (one lock), never between processes."""
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
         """Held for every read and change, by the run store and the quota store too."""
         MemoryWebhooks.__init__(self)
+        MemoryOutbox.__init__(self)
         self.tables = MemoryTables()
         self._quota_store = MemoryQuotaStore(self.lock)
         self._run_store = MemoryRunStore(self.lock, self.tables)

@@ -19,7 +19,8 @@ from typing import TypeVar
 from lowtide.errors import LedgerError
 from lowtide.ledger.defaults import AsyncStoreDefaults
 from lowtide.ledger.interface import AsyncLedgerStore, BatchNotices
-from lowtide.ledger.postgres import batches, claims, results, unkeyed, webhooks
+from lowtide.ledger.outbox_records import Notice
+from lowtide.ledger.postgres import batches, claims, outbox, results, unkeyed, webhooks
 from lowtide.ledger.postgres.notices import Heartbeat, end_leases
 from lowtide.ledger.postgres.pool import PostgresPool, SyncPool
 from lowtide.ledger.postgres.runs import AsyncPostgresRunStore
@@ -279,6 +280,20 @@ class AsyncPostgresLedger(AsyncStoreDefaults):
 
     async def release_batch(self, batch_id: str, *, owner: str) -> None:
         await self._run("release a batch's lease", partial(batches.release_batch, batch_id, owner=owner))
+
+    # the outbox
+
+    async def add_notice(self, notice: Notice, *, owner: str, until: float) -> bool:
+        return await self._run("keep a notice", partial(outbox.add_notice, notice, owner, until))
+
+    async def due_notices(self, *, owner: str, now: float, until: float, limit: int) -> list[Notice]:
+        return await self._run("claim due notices", partial(outbox.due_notices, owner, now, until, limit))
+
+    async def notice_tried(
+        self, event_id: str, *, owner: str, now: float, tries: int, delivered: bool, next_at: float | None
+    ) -> None:
+        op = partial(outbox.notice_tried, event_id, owner, now, tries, delivered, next_at)
+        await self._run("record a notice's try", op)
 
     # webhooks
 

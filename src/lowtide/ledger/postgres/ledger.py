@@ -36,7 +36,8 @@ from typing import Any
 
 from lowtide.ledger.defaults import StoreDefaults
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.postgres import batches, claims, copying, results, unkeyed, webhooks
+from lowtide.ledger.outbox_records import Notice
+from lowtide.ledger.postgres import batches, claims, copying, outbox, results, unkeyed, webhooks
 from lowtide.ledger.postgres.aio import AsyncPostgresLedger
 from lowtide.ledger.postgres.journal import PostgresJournal
 from lowtide.ledger.postgres.notices import Heartbeat, Listener
@@ -154,6 +155,20 @@ class PostgresLedger(StoreDefaults):
             if self._listener is None:
                 self._listener = Listener(self.url, NOTICE_CHANNEL)
             return self._listener
+
+    # the outbox
+
+    def add_notice(self, notice: Notice, *, owner: str, until: float) -> bool:
+        return run(self._pool, "keep a notice", partial(outbox.add_notice, notice, owner, until))
+
+    def due_notices(self, *, owner: str, now: float, until: float, limit: int) -> list[Notice]:
+        return run(self._pool, "claim due notices", partial(outbox.due_notices, owner, now, until, limit))
+
+    def notice_tried(
+        self, event_id: str, *, owner: str, now: float, tries: int, delivered: bool, next_at: float | None
+    ) -> None:
+        op = partial(outbox.notice_tried, event_id, owner, now, tries, delivered, next_at)
+        run(self._pool, "record a notice's try", op)
 
     # webhooks
 

@@ -172,6 +172,25 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     """,
     # 15: the trace context of a batch's span, as the SQLite ledger's schema 15 has it.
     "ALTER TABLE batches ADD COLUMN trace TEXT;",
+    # 16: the notices to the user's server, as the SQLite ledger's schema 16 has them (`postgres/outbox.py`).
+    """
+    CREATE TABLE notice_outbox (
+        event_id     TEXT COLLATE "C" PRIMARY KEY,
+        kind         TEXT COLLATE "C" NOT NULL,
+        url          TEXT COLLATE "C" NOT NULL,
+        secret_env   TEXT COLLATE "C" NOT NULL,
+        body         BYTEA NOT NULL,
+        made_at      DOUBLE PRECISION NOT NULL,
+        give_up_at   DOUBLE PRECISION NOT NULL,
+        tries        INTEGER NOT NULL DEFAULT 0,
+        next_at      DOUBLE PRECISION NOT NULL,
+        owner        TEXT COLLATE "C",
+        lease_until  DOUBLE PRECISION NOT NULL DEFAULT 0,
+        delivered_at DOUBLE PRECISION,
+        given_up_at  DOUBLE PRECISION
+    );
+    CREATE INDEX notice_outbox_due ON notice_outbox (next_at) WHERE delivered_at IS NULL AND given_up_at IS NULL;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -19,6 +19,7 @@ from lowtide.ledger.records import COPIED, NewRequest
 from lowtide.ledger.sqlite.batches import BatchRows
 from lowtide.ledger.sqlite.connection import CHUNK
 from lowtide.ledger.sqlite.journal import SqliteJournal
+from lowtide.ledger.sqlite.outbox import OutboxRows
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.ledger.sqlite.runs import RunStore
 from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, add_totals, statements
@@ -30,7 +31,7 @@ from lowtide.ledger.sqlite.webhooks import WebhookRows
 __all__ = ["Ledger"]
 
 
-class Ledger(BatchRows, WebhookRows, StoreDefaults):
+class Ledger(BatchRows, WebhookRows, OutboxRows, StoreDefaults):
     """One SQLite ledger file; safe to share between processes, and between threads of one process."""
 
     @property

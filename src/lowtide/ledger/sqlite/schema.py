@@ -398,6 +398,26 @@ MIGRATIONS: tuple[str, ...] = (
     # 15: the trace context of a batch's span (`BatchIntent.trace`), written with its intent when telemetry is on, so
     # that whichever process polls and collects the batch continues its trace; NULL, and never read, while it is off.
     "ALTER TABLE batches ADD COLUMN trace TEXT;",
+    # 16: the notices to the user's server (`ledger.outbox_records`), each once by its event id, until delivered
+    # (`delivered_at`) or given up (`given_up_at`); a process trying one holds it until `lease_until`.
+    """
+    CREATE TABLE notice_outbox (
+        event_id     TEXT PRIMARY KEY,
+        kind         TEXT NOT NULL,
+        url          TEXT NOT NULL,
+        secret_env   TEXT NOT NULL,
+        body         BLOB NOT NULL,
+        made_at      REAL NOT NULL,
+        give_up_at   REAL NOT NULL,
+        tries        INTEGER NOT NULL DEFAULT 0,
+        next_at      REAL NOT NULL,
+        owner        TEXT,
+        lease_until  REAL NOT NULL DEFAULT 0,
+        delivered_at REAL,
+        given_up_at  REAL
+    ) WITHOUT ROWID;
+    CREATE INDEX notice_outbox_due ON notice_outbox (next_at) WHERE delivered_at IS NULL AND given_up_at IS NULL;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
