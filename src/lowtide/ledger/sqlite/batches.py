@@ -28,7 +28,7 @@ from lowtide.ledger.records import (
 )
 from lowtide.ledger.sqlite.connection import chunks
 from lowtide.ledger.sqlite.requests import RequestRows
-from lowtide.ledger.sqlite.schema import add_totals, last_result
+from lowtide.ledger.sqlite.totals import add_totals, last_result
 
 T = TypeVar("T")
 
