@@ -96,14 +96,7 @@ NoticeKind = Literal[
 ]
 """What a notice tells: a batch's end, a bulk run's end, or the state an agent run came to."""
 
-AGENT_EVENTS: tuple[NoticeKind, ...] = (
-    "agent.parked",
-    "agent.waiting-on-person",
-    "agent.in-doubt",
-    "agent.finished",
-    "agent.failed",
-    "agent.stopped",
-)
+AGENT_EVENTS: tuple[NoticeKind, ...] = tuple(kind for kind in get_args(NoticeKind) if kind.startswith("agent."))
 """The notices of an agent run's `notify` when it names none."""
 
 
