@@ -56,6 +56,23 @@ Feature: Spend by team and project, and caps that hold across processes and host
     Then 1 call was answered and 1 was refused with SpendCapExceededError
     And the API was sent 1 request
 
+  Scenario: Calls made at once by a team's actor with a budget: the budget check and its reservation are one step
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      max_cost_usd: 0.03
+      team: research
+      """
+    When the actor is asked "Plan issue 42"
+    And the actor is asked these prompts at once:
+      | prompt |
+      | one    |
+      | two    |
+    Then 1 call was answered and 1 was refused with BudgetExceededError
+    And the API was sent 2 requests
+    And the ledger's spend shows team "research": 2 requests, their answers' cost spent, nothing reserved
+
   Scenario: spend_owner attributes the calls inside it to another team, whose cap then holds them
     Given the ledger caps team "ops" at $0.01 per month
     And an actor "planner" with:
