@@ -73,6 +73,21 @@ Feature: Spend by team and project, and caps that hold across processes and host
     And the API was sent 2 requests
     And the ledger's spend shows team "research": 2 requests, their answers' cost spent, nothing reserved
 
+  Scenario: A team's parked batch cancelled: its reservation let go, the cancel audited and shown by `lowtide spend`
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    When the actor parks "Plan issue 42" with the key "k1"
+    Then the ledger's spend shows $0.020028 reserved
+    When lowtide cancels the Anthropic key "k1"
+    Then the ledger's spend shows nothing reserved
+    And the audit holds a "cancel" record of team "research" for the actor "planner"
+    When the spend report is asked for with `--audit --json`
+    Then its JSON's audit holds a "cancel" record of team "research" for the actor "planner", $0.020028
+
   Scenario: spend_owner attributes the calls inside it to another team, whose cap then holds them
     Given the ledger caps team "ops" at $0.01 per month
     And an actor "planner" with:

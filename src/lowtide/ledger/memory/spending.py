@@ -20,6 +20,7 @@ from lowtide.ledger.spend_records import (
     SpendEntry,
     SpendLine,
     audits_of,
+    cancel_audits,
     day_of,
     distinct,
     judge_all,
@@ -86,6 +87,12 @@ class MemorySpending:
                     AuditRecord(at, AuditAction.RELEASE, key, entry.owner, entry.actor, worst, None, host)
                 )
 
+    def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        with self._lock:
+            released = [self._entries[k] for k in dict.fromkeys(keys) if k in self._entries and k not in self._released]
+            self._released.update(e.key for e in released)
+            self._audit.extend(cancel_audits(batch, released, at=at, host=host))
+
     def record_audit(self, record: AuditRecord) -> None:
         with self._lock:
             self._audit.append(record)
@@ -133,7 +140,7 @@ class MemorySpending:
         if r is None:
             return spend_of(entry, None, None, entry.key in self._released)
         if t.view_state(r) in _UNANSWERED:
-            return spend_of(entry, False, None, False)
+            return spend_of(entry, False, None, entry.key in self._released)
         o = t.outcome(r)
         return spend_of(entry, True, o.cost_usd if o is not None else None, False)
 

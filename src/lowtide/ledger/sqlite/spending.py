@@ -21,6 +21,7 @@ from lowtide.ledger.spend_records import (
     SpendEntry,
     SpendLine,
     audits_of,
+    cancel_audits,
     day_of,
     distinct,
     judge_all,
@@ -36,10 +37,7 @@ __all__ = ["SqliteSpending"]
 
 _WAITING = f"{REQUEST_STATE} IN ('pending', 'submitting', 'waiting-on-batch')"
 _SPENT = f"CASE WHEN r.key IS NULL OR {_WAITING} THEN 0 ELSE COALESCE(CAST(o.cost_usd AS REAL), 0) END"
-_RESERVED = (
-    f"CASE WHEN (r.key IS NULL AND e.released = 0) OR (r.key IS NOT NULL AND {_WAITING})"
-    " THEN CAST(e.worst_case_usd AS REAL) ELSE 0 END"
-)
+_RESERVED = f"CASE WHEN e.released = 0 AND (r.key IS NULL OR {_WAITING}) THEN CAST(e.worst_case_usd AS REAL) ELSE 0 END"
 _SPEND = f"FROM spend_entries e LEFT JOIN requests r ON r.key = e.key {REQUEST_OUTCOME}"
 """Each admitted request with its state and answer: spent once answered, its worst case reserved until then."""
 _AUDIT = "at, action, subject, team, project, tags, actor, worst_case_usd, cap_left_usd, host"
@@ -112,6 +110,20 @@ class SqliteSpending:
                 if row is not None:
                     owner = Owner(row[0], row[1], tags_of(row[2]))
                     _audit(db, AuditRecord(at, AuditAction.RELEASE, key, owner, row[3], Decimal(row[4]), None, host))
+
+    def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        with self.ledger.transaction() as db:
+            released: list[SpendEntry] = []
+            for key in dict.fromkeys(keys):
+                row = db.execute(
+                    "UPDATE spend_entries SET released = 1 WHERE key = ? AND released = 0"
+                    " RETURNING team, project, tags, actor, model, worst_case_usd, created_at, host",
+                    (key,),
+                ).fetchone()
+                if row is not None:
+                    owner = Owner(row[0], row[1], tags_of(row[2]))
+                    released.append(SpendEntry(key, owner, row[3], row[4], Decimal(row[5]), row[6], row[7]))
+            _audits(db, cancel_audits(batch, released, at=at, host=host))
 
     def record_audit(self, record: AuditRecord) -> None:
         with self.ledger.transaction() as db:
