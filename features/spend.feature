@@ -100,11 +100,12 @@ Feature: Spend by team and project, and caps that hold across processes and host
     Then a SpendCapExceededError is raised
     And the API was sent 0 requests
 
-  Scenario: A reservation let go counts nothing against its cap
+  Scenario: A reservation let go counts nothing against its cap, and its key asked again is judged anew
     Given the ledger caps team "research" at $0.03 per day
     When the ledger reserves $0.02 for key "k1" of team "research", then releases it
     Then the ledger admits $0.02 for key "k2" of team "research"
     And the ledger refuses $0.02 for key "k3" of team "research", with $0.02 reserved
+    And the ledger refuses $0.02 for key "k1" of team "research", with $0.02 reserved
 
   Scenario: run_many of a team's actor is admitted against its cap all together, or not at all
     Given the ledger caps team "research" at $0.045 per day

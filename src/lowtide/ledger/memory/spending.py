@@ -62,13 +62,15 @@ class MemorySpending:
 
     def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
         with self._lock:
-            new = distinct(e for e in entries if e.key not in self._entries)
+            # A key let go before (its call failed, or its batch was cancelled) is judged and reserved anew.
+            new = distinct(e for e in entries if e.key not in self._entries or e.key in self._released)
             if not new:
                 return Admission(Decimal(0))
             at = new[0].created_at
             admission = judge_all(new, [self._standing(cap, at) for cap in owners_caps(self._caps.values(), new)])
             if admission.admitted:
                 self._entries.update((e.key, e) for e in new)
+                self._released.difference_update(e.key for e in new)
             self._audit.extend(audits_of(new, admission))
             return admission
 

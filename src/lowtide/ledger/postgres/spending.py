@@ -136,7 +136,9 @@ def _caps() -> Op[list[SpendCap]]:
 
 def _reserve(entries: Sequence[SpendEntry]) -> Op[Admission]:
     given = distinct(entries)
-    recorded = yield Sql("SELECT key FROM spend_entries WHERE key = ANY(%s::text[])", ([e.key for e in given],))
+    recorded = yield Sql(
+        "SELECT key FROM spend_entries WHERE key = ANY(%s::text[]) AND NOT released", ([e.key for e in given],)
+    )
     known = {row[0] for row in recorded.rows}
     new = [e for e in given if e.key not in known]
     if not new:
@@ -165,7 +167,11 @@ def _reserve(entries: Sequence[SpendEntry]) -> Op[Admission]:
         inserted = yield Sql(
             "INSERT INTO spend_entries (key, team, project, tags, actor, model, worst_case_usd, created_at, host)"
             " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
-            " %s::numeric[], %s::float8[], %s::text[]) ON CONFLICT (key) DO NOTHING RETURNING key",
+            " %s::numeric[], %s::float8[], %s::text[])"
+            " ON CONFLICT (key) DO UPDATE SET team = excluded.team, project = excluded.project, tags = excluded.tags,"
+            " actor = excluded.actor, model = excluded.model, worst_case_usd = excluded.worst_case_usd,"
+            " created_at = excluded.created_at, host = excluded.host, released = FALSE WHERE spend_entries.released"
+            " RETURNING key",
             (
                 [e.key for e in new], [e.owner.team for e in new], [e.owner.project for e in new],
                 [tags_json(e.owner.tags) for e in new], [e.actor for e in new], [e.model for e in new],
@@ -173,7 +179,8 @@ def _reserve(entries: Sequence[SpendEntry]) -> Op[Admission]:
             ),
         )  # fmt: skip
         mine = {row[0] for row in inserted.rows}
-        # A key admitted by another host at this very moment (no cap locked between them) keeps its first owner.
+        # A key admitted by another host at this very moment (no cap locked between them) keeps its first owner; one
+        # let go before (its call failed, or its batch was cancelled) is admitted anew.
         new = [e for e in new if e.key in mine]
     yield from _record_audits(audits_of(new, admission))
     return admission

@@ -40,6 +40,12 @@ _SPENT = f"CASE WHEN r.key IS NULL OR {_WAITING} THEN 0 ELSE COALESCE(CAST(o.cos
 _RESERVED = f"CASE WHEN e.released = 0 AND (r.key IS NULL OR {_WAITING}) THEN CAST(e.worst_case_usd AS REAL) ELSE 0 END"
 _SPEND = f"FROM spend_entries e LEFT JOIN requests r ON r.key = e.key {REQUEST_OUTCOME}"
 """Each admitted request with its state and answer: spent once answered, its worst case reserved until then."""
+_AGAIN = (
+    "ON CONFLICT (key) DO UPDATE SET team = excluded.team, project = excluded.project, tags = excluded.tags,"
+    " actor = excluded.actor, model = excluded.model, worst_case_usd = excluded.worst_case_usd,"
+    " created_at = excluded.created_at, host = excluded.host, released = 0"
+)
+"""A key let go before (its call failed, or its batch was cancelled), admitted again: judged and reserved anew."""
 _AUDIT = "at, action, subject, team, project, tags, actor, worst_case_usd, cap_left_usd, host"
 
 
@@ -76,7 +82,8 @@ class SqliteSpending:
             known: set[str] = set()
             for chunk in chunks([e.key for e in given]):
                 marks = ", ".join("?" * len(chunk))
-                known.update(k for (k,) in db.execute(f"SELECT key FROM spend_entries WHERE key IN ({marks})", chunk))
+                held = f"SELECT key FROM spend_entries WHERE key IN ({marks}) AND released = 0"
+                known.update(k for (k,) in db.execute(held, chunk))
             new = [e for e in given if e.key not in known]
             if not new:
                 return Admission(Decimal(0))
@@ -86,7 +93,7 @@ class SqliteSpending:
             if admission.admitted:
                 db.executemany(
                     "INSERT INTO spend_entries (key, team, project, tags, actor, model, worst_case_usd, created_at,"
-                    " host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f" host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) {_AGAIN}",
                     [
                         (e.key, e.owner.team, e.owner.project, tags_json(e.owner.tags), e.actor, e.model,
                          str(e.worst_case_usd), e.created_at, e.host)
