@@ -522,6 +522,10 @@ class FolderSpending:
         with self._store.writing() as ledger:
             ledger.spending.release_all(keys, at=at, host=host)
 
+    def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        with self._store.writing() as ledger:
+            ledger.spending.cancel_all(batch, keys, at=at, host=host)
+
     def record_audit(self, record: AuditRecord) -> None:
         with self._store.writing() as ledger:
             ledger.spending.record_audit(record)

@@ -12,6 +12,7 @@ from lowtide.calls.owners import owner_of, reserve_for
 from lowtide.calls.prompt_calls import DurableCall
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.cost.budget import Limit, within_limits, worst_case_of
+from lowtide.ledger.spend_records import Owner
 from lowtide.provider import Provider
 from lowtide.types import ActorRequest
 
@@ -42,25 +43,38 @@ async def durable_call(
         await provider.preflight(request)
     estimate = None
     if budgeted and not known:
-        # Reserved in the engine as it passes, with no wait between: the calls of one moment count against each
-        # other before any is recorded, also while this one's owner's caps are awaited below.
+        # Checked and reserved in one step (no await between): calls of one moment count against each other before
+        # any is recorded, even while an earlier one awaits its owner's caps below.
         estimate = await _check_budget(configuration, engine, params, max_cost_usd)
+        if estimate is not None:
+            engine.reserve(configuration.name, estimate)
     owned = owner.known and not known
     if owned:
-        codec = engine.backend.codec
-        model = codec.model_of(params)
         try:
-            worst = (
-                estimate if estimate is not None else codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-            )
-            worst = within_limits(worst, model, [])  # an unpriced model refused: its owner's caps could not be kept
-            await reserve_for(owner, engine, key=key, actor=configuration.name, model=model, worst_case_usd=worst,
-                              at=now())  # fmt: skip
+            await _reserve_owned(configuration, engine, params, owner, key=key, estimate=estimate, at=now())
         except BaseException:
-            if estimate is not None:  # refused (or cancelled): its budget's reservation given back
+            if estimate is not None:  # refused by a cap (or cancelled): its budget's reservation let go
                 engine.reserve(configuration.name, -estimate)
             raise
     return DurableCall(engine, params, key, estimate, owned)
+
+
+async def _reserve_owned(
+    configuration: ActorConfiguration,
+    engine: BatchEngine,
+    params: dict[str, object],
+    owner: Owner,
+    *,
+    key: str,
+    estimate: Decimal | None,
+    at: float,
+) -> None:
+    """Reserve a new call's worst case against its owner's caps in the ledger."""
+    codec = engine.backend.codec
+    model = codec.model_of(params)
+    worst = estimate if estimate is not None else codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+    worst = within_limits(worst, model, [])  # an unpriced model refused: its owner's caps could not be kept
+    await reserve_for(owner, engine, key=key, actor=configuration.name, model=model, worst_case_usd=worst, at=at)
 
 
 def refuse_over(
@@ -74,19 +88,16 @@ def refuse_over(
 async def _check_budget(
     configuration: ActorConfiguration, engine: BatchEngine, params: dict[str, object], max_cost_usd: float | None
 ) -> Decimal | None:
-    """Refuse a request whose worst case would cross the call's or the actor's budget; reserve it in the engine as
-    it passes (the caller gives it back should the call be refused after)."""
+    """Refuse a request whose worst case would cross the call's or the actor's budget."""
     name = configuration.name
     limits: list[Limit] = [(_call(configuration), max_cost_usd, Decimal(0))]
     if configuration.max_cost_usd is not None:
-        committed = await engine.ledger.committed_usd(name) + engine.reserved(name)  # reserved read after the wait
+        committed = await engine.ledger.committed_usd(name) + engine.reserved(name)
         limits.append((f"actor {name!r}", configuration.max_cost_usd, committed))
     if all(limit is None for _, limit, _ in limits):
         return None  # no budget to keep: no estimate to record either
     estimate = engine.backend.codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-    checked = within_limits(estimate, engine.backend.codec.model_of(params), limits)
-    engine.reserve(name, checked)
-    return checked
+    return within_limits(estimate, engine.backend.codec.model_of(params), limits)
 
 
 def _call(configuration: ActorConfiguration) -> str:
