@@ -46,3 +46,16 @@ Feature: LangChain's streaming with a lowtide chat model
   Scenario: LangSmith's standard parameters name the actor's provider and model
     Given a LangChain chat model over an actor in batch mode
     Then its standard parameters for a call with stop "END" are provider "anthropic", model "claude-sonnet-5-5", type "chat", max tokens 1024, stop "END"
+
+  Scenario Outline: An actor that thinks gives its thinking as LangChain's reasoning blocks, before the text, in <mode> mode with <how>
+    Given a LangChain chat model over an actor that thinks in <mode> mode
+    When the model's answer to "Where does the tide go? Tell me at some length." is read with <how>
+    Then the answer's content is a signed reasoning block, then a text block quoting "Where does the tide go?"
+    And the answer's reasoning goes back, signed, as thinking when the conversation continues
+
+    Examples:
+      | mode  | how     |
+      | batch | invoke  |
+      | batch | stream  |
+      | live  | invoke  |
+      | live  | astream |

@@ -7,12 +7,13 @@ import json
 from typing import Any, Protocol
 
 from _world import world
-from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
 from langchain_steps import lookup
 from step_context import Context as StepContext
-from step_context import then, when
+from step_context import given, then, when
 
 from lowtide.integrations.langchain import LowtideChatModel
+from lowtide.integrations.langchain.messages import to_arguments
 
 
 class Context(StepContext, Protocol):
@@ -20,12 +21,25 @@ class Context(StepContext, Protocol):
 
     model: LowtideChatModel
     chunks: list[AIMessageChunk]
+    answer: AIMessage
     events: list[dict[str, Any]]
+
+
+@given("a LangChain chat model over an actor that thinks in {mode} mode")
+def step_thinking_model(context: Context, mode: str) -> None:
+    w = world(context)
+    thinking = {"anthropic": {"thinking": {"type": "enabled", "budget_tokens": 1024}}}
+    context.model = LowtideChatModel(actor=w.new_actor(mode, max_tokens=4096, provider_options=thinking))
+    w.cleanups.append(context.model.close)
 
 
 @when('the model\'s answer to "{prompt}" is read with {how}')
 def step_stream(context: Context, prompt: str, how: str) -> None:
     model = context.model
+    if how == "invoke":
+        context.answer = world(context).run(model.ainvoke(prompt))
+        context.chunks = []
+        return
     if how == "stream":
         chunks = list(model.stream(prompt))
     else:
@@ -36,6 +50,40 @@ def step_stream(context: Context, prompt: str, how: str) -> None:
         chunks = world(context).run(collect())
     assert all(isinstance(chunk, AIMessageChunk) for chunk in chunks), [type(chunk) for chunk in chunks]
     context.chunks = chunks
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    context.answer = total
+
+
+@then('the answer\'s content is a signed reasoning block, then a text block quoting "{text}"')
+def step_reasoning(context: Context, text: str) -> None:
+    answer = context.answer
+    assert isinstance(answer.content, list), answer.content
+    kinds = [block["type"] for block in answer.content if isinstance(block, dict)]
+    assert kinds == ["reasoning", "text"], answer.content
+    reasoning, written = answer.content
+    assert isinstance(reasoning, dict), answer.content
+    assert isinstance(written, dict), answer.content
+    assert text in reasoning["reasoning"], reasoning
+    assert reasoning["extras"]["signature"], reasoning
+    assert text in written["text"], answer.content
+    assert text in answer.text, answer.content
+    standard = [block["type"] for block in answer.content_blocks]
+    assert standard[0] == "reasoning", answer.content_blocks
+    assert "text" in standard, answer.content_blocks
+
+
+@then("the answer's reasoning goes back, signed, as thinking when the conversation continues")
+def step_reasoning_back(context: Context) -> None:
+    answer = context.answer
+    (reasoning,) = [block for block in answer.content if isinstance(block, dict) and block["type"] == "reasoning"]
+    sent = to_arguments([HumanMessage("Where does the tide go?"), answer, HumanMessage("And then?")])
+    assistant = sent["messages"][1]
+    assert assistant["role"] == "assistant", sent
+    thinking = {"type": "thinking", "thinking": reasoning["reasoning"], "signature": reasoning["extras"]["signature"]}
+    assert assistant["content"][0] == thinking, assistant
+    assert assistant["content"][1]["type"] == "text", assistant
 
 
 @then('{count:d} AIMessageChunk came, the last, quoting "{text}"')

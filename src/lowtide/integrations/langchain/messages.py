@@ -12,12 +12,13 @@ from langchain_core.messages.ai import InputTokenDetails, UsageMetadata
 from langchain_core.messages.tool import tool_call, tool_call_chunk
 
 from lowtide.integrations.turns import Block, Role, append_turn
-from lowtide.streaming import TextDelta, ToolCallDelta
-from lowtide.types import ActorResponse, TextContent, ToolUseContent
+from lowtide.streaming import TextDelta, ThinkingDelta, ToolCallDelta
+from lowtide.types import ActorResponse, TextContent, ThinkingContent, ToolUseContent
 
 __all__ = [
     "last_chunk",
     "piece_chunk",
+    "reasoning_block",
     "to_ai_chunk",
     "to_ai_message",
     "to_arguments",
@@ -103,7 +104,7 @@ def _tool_result(message: ToolMessage) -> Block:
 
 
 def _assistant_blocks(message: AIMessage) -> list[Block]:
-    blocks = _text_blocks(message.content)
+    blocks = _thinking_blocks(message.content) + _text_blocks(message.content)
     for call in message.tool_calls:
         blocks.append({"type": "tool_use", "id": call["id"], "name": call["name"], "input": call["args"]})
     return blocks
@@ -117,6 +118,33 @@ def _text_blocks(content: str | list[str | dict[Any, Any]]) -> list[Block]:
         str(item["text"]) for item in content if isinstance(item, dict) and item.get("type") == "text"
     ]
     return [{"type": "text", "text": text} for text in texts if text]
+
+
+def _thinking_blocks(content: str | list[str | dict[Any, Any]]) -> list[Block]:
+    """The signed reasoning of an assistant turn, as thinking that goes back to the model (a provider that signs its
+    thinking needs it back beside its tool calls); unsigned reasoning is the model's own notes, left out."""
+    if isinstance(content, str):
+        return []
+    blocks: list[Block] = []
+    for item in content:
+        if not isinstance(item, dict) or item.get("type") != "reasoning":
+            continue
+        extras: object = item.get("extras")
+        signature = cast("dict[str, object]", extras).get("signature") if isinstance(extras, dict) else None
+        if isinstance(signature, str) and signature:
+            blocks.append({"type": "thinking", "thinking": str(item.get("reasoning", "")), "signature": signature})
+    return blocks
+
+
+def reasoning_block(thinking: str, signature: str | None = None, index: int | None = None) -> dict[str, Any]:
+    """Thinking as LangChain's standard reasoning content block (`{"type": "reasoning", "reasoning": ...}`), its
+    signature in `extras`, and, streamed, the `index` LangChain merges a block's pieces by."""
+    block: dict[str, Any] = {"type": "reasoning", "reasoning": thinking}
+    if signature:
+        block["extras"] = {"signature": signature}
+    if index is not None:
+        block["index"] = index
+    return block
 
 
 def tool_spec(tool: Mapping[str, Any]) -> dict[str, Any]:
@@ -152,28 +180,45 @@ def tool_choice_of(choice: object) -> dict[str, Any] | None:
 
 def to_ai_message(response: ActorResponse[object]) -> AIMessage:
     """An `ActorResponse` as LangChain's `AIMessage`: text, tool calls, usage, and lowtide's facts (mode, batch,
-    cost) in `response_metadata`."""
+    cost) in `response_metadata`. An answer with thinking has LangChain's standard (v1) content blocks as content:
+    its thinking as reasoning blocks, its text, its tool calls (`message.text` is the text either way)."""
     text = "".join(block.text for block in response.content if isinstance(block, TextContent))
     calls = [
         tool_call(name=block.name, args=dict(block.input), id=block.id)
         for block in response.content
         if isinstance(block, ToolUseContent)
     ]
+    reasoning = [
+        reasoning_block(block.thinking, block.signature)
+        for block in response.content
+        if isinstance(block, ThinkingContent)
+    ]
+    content: str | list[str | dict[Any, Any]] = text
+    if reasoning:
+        standard = [
+            {"type": "tool_call", "name": call["name"], "args": call["args"], "id": call["id"]} for call in calls
+        ]
+        content = [*reasoning, *([{"type": "text", "text": text}] if text else []), *standard]
     usage = response.usage
     input_tokens = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
     metadata: dict[str, Any] = {
         "model_name": response.model,
-        "model_provider": response.provider,
+        # Not `model_provider`: LangChain reads that as "content in this provider's LangChain package's format" and
+        # translates by it (an Anthropic translator finds no `tool_use` block and drops the tool calls); lowtide's
+        # content is LangChain's own (text, `tool_calls`, standard blocks), read as it is.
+        "provider": response.provider,
         "stop_reason": response.stop_reason,
         "mode": response.mode.value,
         "batch_id": response.ids.batch_id,
         "custom_id": response.ids.custom_id,
     }
+    if reasoning:
+        metadata["output_version"] = "v1"  # content is standard blocks, read as they are by `content_blocks`
     if response.cost is not None:
         metadata["cost_usd"] = response.cost.total_usd
         metadata["live_equivalent_usd"] = response.cost.live_equivalent_usd
     return AIMessage(
-        content=text,
+        content=content,
         tool_calls=calls,
         id=response.ids.message_id,
         usage_metadata=UsageMetadata(
@@ -204,14 +249,19 @@ def to_ai_chunk(message: AIMessage) -> AIMessageChunk:
     )
 
 
-def piece_chunk(piece: TextDelta | ToolCallDelta) -> AIMessageChunk:
-    """A piece of a live answer as it arrives: its text, or its piece of a tool call (the first naming the call)."""
+def piece_chunk(piece: TextDelta | ThinkingDelta | ToolCallDelta, position: int | None = None) -> AIMessageChunk:
+    """A piece of a live answer as it arrives: its thinking (a reasoning block), its text, or its piece of a tool call
+    (the first naming the call). `position` is the content block the piece belongs to, once the answer's content is
+    a list of blocks (after thinking); before, text is a plain string."""
+    if isinstance(piece, ThinkingDelta):
+        return AIMessageChunk(content=[reasoning_block(piece.text, piece.signature, position)])
     if isinstance(piece, TextDelta):
-        return AIMessageChunk(content=piece.text)
-    return AIMessageChunk(
-        content="",
-        tool_call_chunks=[tool_call_chunk(name=piece.name, args=piece.arguments, id=piece.id, index=piece.index)],
-    )
+        if position is None:
+            return AIMessageChunk(content=piece.text)
+        return AIMessageChunk(content=[{"type": "text", "text": piece.text, "index": position}])
+    chunk = tool_call_chunk(name=piece.name, args=piece.arguments, id=piece.id, index=piece.index)
+    content: str | list[str | dict[Any, Any]] = "" if position is None else [{**chunk, "index": position}]
+    return AIMessageChunk(content=content, tool_call_chunks=[chunk])
 
 
 def last_chunk(message: AIMessage) -> AIMessageChunk:

@@ -106,17 +106,17 @@ class LowtideChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        """`stream`, `astream` and `astream_events`, through `actor.stream`: live, the answer's text and tool-call
-        pieces as they arrive, then a last chunk with its usage and metadata; in batch mode the finished answer as the
-        one chunk (its text, tool calls and usage), so that code written for streaming works unchanged."""
+        """`stream`, `astream` and `astream_events`, through `actor.stream`: live, the answer's thinking (reasoning
+        blocks), text and tool-call pieces as they arrive, then a last chunk with its usage and metadata; in batch
+        mode the finished answer as the one chunk (its thinking, text, tool calls and usage), so that code written for
+        streaming works unchanged."""
         pieces = 0
+        blocks = _Blocks()
         async with aclosing(self.actor.stream(**self._call(messages, stop, kwargs))) as events:
             async for event in events:
-                if isinstance(event, ThinkingDelta):
-                    continue  # a chunk holds the answer's text and tool calls, as `to_ai_message`'s message does
-                if isinstance(event, TextDelta | ToolCallDelta):
+                if isinstance(event, TextDelta | ThinkingDelta | ToolCallDelta):
                     pieces += 1
-                    chunk = ChatGenerationChunk(message=piece_chunk(event))
+                    chunk = ChatGenerationChunk(message=piece_chunk(event, blocks.position(event)))
                 else:
                     message = to_ai_message(event)
                     chunk = ChatGenerationChunk(message=last_chunk(message) if pieces else to_ai_chunk(message))
@@ -191,6 +191,24 @@ class LowtideChatModel(BaseChatModel):
                 self._runner.run(self.actor.aclose())
                 self._runner.close()
                 self._runner = None
+
+
+class _Blocks:
+    """Where a live answer's pieces go in LangChain's content: text is a plain string until thinking comes; from then
+    on each thinking, text or tool-call block of the answer is a standard block of the list, numbered in the order
+    they first came."""
+
+    def __init__(self) -> None:
+        self._positions: dict[tuple[str, int], int] = {}
+        self._thinking = False
+
+    def position(self, piece: TextDelta | ThinkingDelta | ToolCallDelta) -> int | None:
+        """The content block `piece` belongs to, or None before any thinking (text a string, tool calls apart)."""
+        self._thinking = self._thinking or isinstance(piece, ThinkingDelta)
+        if not self._thinking:
+            return None
+        key = (type(piece).__name__, piece.index)
+        return self._positions.setdefault(key, len(self._positions))
 
 
 async def _gathered(chunks: AsyncIterator[ChatGenerationChunk]) -> list[ChatGenerationChunk]:
