@@ -137,7 +137,7 @@ def build_client(options: ProviderOptions, dialect: Dialect[BaseModel], sdk: Sdk
             f"the emulator ({emulator}).",
             field="api_key_env",
         )
-    base_url = options.base_url_from(dialect.base_url_env)
+    base_url = options.base_url_from(dialect.base_url_env) or dialect.default_base_url
     if base_url is not None:
         _check_sdk_paths(base_url, dialect, "base_url" if options.base_url is not None else f"${dialect.base_url_env}")
     return kind(**options.sdk_settings(api_key, base_url)), True
