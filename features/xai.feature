@@ -75,6 +75,10 @@ Feature: xAI, live and through its own Batch API
       | call               | count |
       | xai.batches.cancel | 1     |
 
+  Scenario: An actor given no base URL addresses xAI's own, never OpenAI's with the xAI key
+    Given an xAI actor "grok" in live mode with no base URL
+    Then its live calls go to "https://api.x.ai/v1/"
+
   Scenario: A model xAI does not serve is refused naming the closest it does, before anything is recorded or sent
     Given an emulated xAI API
     And an xAI actor "grok" in batch mode with the model "grok-3-mimi"

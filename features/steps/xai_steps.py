@@ -50,6 +50,22 @@ def step_actor(context: Context, name: str, mode: str, model: str = "grok-3-mini
     w.add_actor(settings, client=None, http_client=http)
 
 
+@given('an xAI actor "{name}" in live mode with no base URL')
+def step_actor_default(context: Context, name: str) -> None:
+    w = world(context)
+    set_env(w, "XAI_API_KEY", XAI_KEY)
+    for variable in ("XAI_BASE_URL", "OPENAI_BASE_URL"):
+        set_env(w, variable, None)
+    w.add_actor({"name": name, "provider": "xai", "model": "grok-3-mini", "batch_processing": "live"}, client=None)
+
+
+@then('its live calls go to "{address}"')
+def step_address(context: Context, address: str) -> None:
+    provider = world(context).current_actor().provider(BatchProcessingMode.LIVE)
+    scope = provider.quota_scope()
+    assert scope.startswith(f"xai:{address}:"), scope
+
+
 @given("the xAI API will commit the next add of requests but drop the connection before answering")
 def step_drop_add(context: Context) -> None:
     world(context).emu.faults.drop_after_commit("xai.batches.add")

@@ -46,6 +46,9 @@ class Dialect(Generic[OptionsT]):
     """The settings of `options` that travel in the request body (when given)."""
     api_key_env: str = ""
     base_url_env: str = ""
+    default_base_url: str | None = None
+    """Its address when neither the actor nor `base_url_env` gives one; None: its SDK's own default. An API reached
+    through the `openai` SDK must name its own, or its key would be sent to OpenAI's address."""
     sdk_paths: tuple[str, ...] = ()
     """Paths its SDK puts before every route itself (`/v1`): a base URL ending in one would name it twice, and is
     refused before anything is sent, saying the address to give (OpenAI's base URLs end in `/v1`; these SDKs' not)."""

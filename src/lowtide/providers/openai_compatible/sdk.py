@@ -17,7 +17,7 @@ from lowtide.providers import ProviderOptions, SdkErrors, credential_of, transla
 from lowtide.providers.model_names import model_names
 from lowtide.providers.openai_compatible.dialect import Dialect
 
-__all__ = ["CompatClient", "FilesClient", "Sdk", "build_client", "check_model"]
+__all__ = ["CompatClient", "FilesClient", "Sdk", "SdkClient", "build_client", "check_model"]
 
 _LOOKUP_TIMEOUT = 30.0
 
@@ -63,9 +63,9 @@ class _Files(Protocol):
     async def delete(self, file_id: str, /) -> object: ...
 
 
-class FilesClient(Protocol):
-    """An async SDK client of OpenAI's make, as a Batch API's files use it: its key and base URL (what the ledger
-    names), its files' downloads and deletes, a copy without retries. OpenAI's own client is one."""
+class SdkClient(Protocol):
+    """An async SDK client of OpenAI's make, as lowtide names and asks it: its key and base URL (what the ledger
+    names), a copy without retries, its close."""
 
     @property
     def api_key(self) -> str: ...
@@ -73,18 +73,22 @@ class FilesClient(Protocol):
     @property
     def base_url(self) -> object: ...
 
-    @property
-    def files(self) -> _Files: ...
-
     def with_options(self, *, max_retries: int = ..., timeout: float = ...) -> Self: ...
 
     async def close(self) -> None: ...
 
 
-class CompatClient(FilesClient, Protocol):
-    """An async SDK client of OpenAI's make, as a dialect uses it: a `FilesClient` with Chat Completions whose raw
-    answers parse asynchronously (groq's, together's) or at once (OpenAI's own, for an API reached through the openai
-    SDK at another base URL)."""
+class FilesClient(SdkClient, Protocol):
+    """An `SdkClient` as a Batch API's files use it: its files' downloads and deletes. OpenAI's own client is one."""
+
+    @property
+    def files(self) -> _Files: ...
+
+
+class CompatClient(SdkClient, Protocol):
+    """An async SDK client of OpenAI's make, as a dialect uses it: an `SdkClient` with Chat Completions whose raw
+    answers parse asynchronously (groq's, together's) or at once (OpenAI's own, for an API reached through
+    the openai SDK at another base URL). A batch backend asks a `FilesClient` of its own for the files."""
 
     @property
     def chat(self) -> _Chat: ...
@@ -133,7 +137,7 @@ def build_client(options: ProviderOptions, dialect: Dialect[BaseModel], sdk: Sdk
             f"the emulator ({emulator}).",
             field="api_key_env",
         )
-    base_url = options.base_url_from(dialect.base_url_env)
+    base_url = options.base_url_from(dialect.base_url_env) or dialect.default_base_url
     if base_url is not None:
         _check_sdk_paths(base_url, dialect, "base_url" if options.base_url is not None else f"${dialect.base_url_env}")
     return kind(**options.sdk_settings(api_key, base_url)), True

@@ -37,6 +37,7 @@ OPENROUTER = Dialect(
     body_options=("reasoning_effort",),
     api_key_env="OPENROUTER_API_KEY",
     base_url_env="OPENROUTER_BASE_URL",
+    default_base_url="https://openrouter.ai/api/v1",
     refused={
         "thinking": "OpenRouter's reasoning models think by `provider_options.openrouter.reasoning_effort`, not "
         "`thinking`.",

@@ -36,6 +36,7 @@ XAI = Dialect(
     body_options=("reasoning_effort",),
     api_key_env="XAI_API_KEY",
     base_url_env="XAI_BASE_URL",
+    default_base_url="https://api.x.ai/v1",
     refused={
         "top_k": "xAI has no top_k; use temperature or top_p.",
         "thinking": "xAI's reasoning models think by `provider_options.xai.reasoning_effort`, not `thinking`.",
