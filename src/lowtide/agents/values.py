@@ -67,8 +67,13 @@ def _refusal(path: str, kind: str) -> UnstorableValueError:
     )
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""The exact types a value is most often of, told by one look up (not a chain of `isinstance`): every turn and step
+of every run a `resume` pass replays is fingerprinted, and its arguments checked."""
+
+
 def _first_unstorable(value: Any, path: str) -> tuple[str, str] | None:
-    if value is None or isinstance(value, str | bool | int | float | BaseModel):
+    if type(value) in _SCALARS or isinstance(value, str | bool | int | float | BaseModel):
         return None
     if isinstance(value, list | tuple):
         items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType] - checked item by item below
@@ -90,6 +95,12 @@ def _first_unstorable(value: Any, path: str) -> tuple[str, str] | None:
 
 
 def _plain(value: Any) -> Any:
+    seen: object = value
+    kind = type(seen)
+    if kind in _SCALARS:
+        return value
+    if kind is list or kind is tuple:
+        return [_plain(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, BaseModel):
         return {_MODEL: reference_of(type(value)), "value": value.model_dump(mode="json")}
     if isinstance(value, list | tuple):
