@@ -21,7 +21,7 @@ from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.keys import derive_key, params_json
 from lowtide.batching.policy import key_twice, other_params, other_request
-from lowtide.calls.arguments import check_budget, check_key, check_messages, check_prompt
+from lowtide.calls.arguments import check_budget, check_key, check_messages, check_prompt, check_requests
 from lowtide.calls.face import ActorFace
 from lowtide.calls.owners import owned_elsewhere, owner_of, reserve_all_for
 from lowtide.calls.prompt_calls import PromptCalls, PromptPath
@@ -65,6 +65,7 @@ class ManyCalls:
         max_cost_usd: float | None,
     ) -> list[Outcome]:
         """Each request's outcome, in input order (see `Actor.run_many`)."""
+        check_requests(requests)
         named = _named(keys, len(requests))
         if max_cost_usd is not None:
             check_budget(max_cost_usd)
