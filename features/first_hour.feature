@@ -151,6 +151,8 @@ Feature: A user's first hour: bad input is refused with one clear line before an
       | lists an actor with no name  | bad.yaml   | actors:\n  - model: m                                                    | name: Field required                                                                  |
       | names an unknown setting     | bad.yaml   | name: a\nmodel: claude-haiku-5-5\nmax_token: 5                           | max_token: not a known setting; did you mean 'max_tokens'?                           |
       | gives a word for max_tokens  | bad.yaml   | name: a\nmodel: claude-haiku-5-5\nmax_tokens: lots                       | max_tokens: Input should be a valid integer                                          |
+      | gives a blank model          | bad.yaml   | name: a\nmodel: "  "                                                     | model: a model name has no spaces or blank lines at its ends (got '  ')               |
+      | gives a model with a space   | bad.yaml   | name: a\nmodel: "claude-haiku-5-5 "                                      | model: a model name has no spaces or blank lines at its ends (got 'claude-haiku-5-5 ') |
 
   Scenario Outline: `lowtide <command>` with <what> says which and exits with 2, nothing sent
     Given a valid actor file and a file of prompts in the scenario's folder
