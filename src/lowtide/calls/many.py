@@ -32,6 +32,7 @@ from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.ledger.spend_records import SpendEntry
 from lowtide.live.caller import LiveCaller
 from lowtide.messages.answers import TextAnswer
+from lowtide.messages.media import check_media
 from lowtide.messages.unicode import check_request_text
 from lowtide.provider import Outcome, Provider
 from lowtide.telemetry.current import LaterCall
@@ -78,6 +79,7 @@ class ManyCalls:
             if isinstance(given, ActorRequest):
                 check_messages(given.messages)
                 check_request_text(given)  # one built by `Actor.request` was checked there
+                check_media(given)
                 built.append(given)
             else:
                 built.append(self._actor.request(given))
