@@ -30,7 +30,7 @@ from anthropic import AsyncAnthropic
 from harness import machine
 from lowtide import Actor, BulkRun
 from lowtide.bulk.inputs import converted
-from lowtide.bulk.running import runner
+from lowtide.bulk.running import recording
 from lowtide.core.clock import ManualClock
 from lowtide.emulator import Emulator
 
@@ -143,17 +143,17 @@ def main() -> None:
         loop = asyncio.new_event_loop()
         actor = _actor(folder, clock, emulator)
         loop.run_until_complete(_first_go(actor, jobs))
-        recall = runner.recall_conversions
+        recall = recording.recall_conversions
         no_recall: Callable[..., int] = lambda *_args, **_kwargs: 0  # noqa: E731  # lowtide before the fix
         results: dict[str, list[tuple[float, float, int]]] = {"recalled": [], "converted again": []}
         load_before = os.getloadavg()
         for _ in range(args.rounds):
             results["recalled"].append(_resume(actor, jobs))
-            runner.recall_conversions = no_recall  # pyright: ignore[reportAttributeAccessIssue]
+            recording.recall_conversions = no_recall  # pyright: ignore[reportAttributeAccessIssue]
             try:
                 results["converted again"].append(_resume(actor, jobs))
             finally:
-                runner.recall_conversions = recall
+                recording.recall_conversions = recall
         load_after = os.getloadavg()
         loop.run_until_complete(actor.aclose())
         loop.close()

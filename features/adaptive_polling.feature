@@ -7,6 +7,8 @@ Feature: Adaptive polling: status checks follow how long this ledger's batches u
   # (`poll_interval`), with `poll_schedule: adaptive`. Three batches of one request before have taught the ledger
   # that such batches take 610 s: the next is looked at 240, 480 and 550 s after its submission, then every 15 s.
 
+  # On every store (`-D store=...`): each reads the batches alike by provider, endpoint and size itself.
+  @stores
   Scenario: The fourth batch alike is answered as it ends, with fewer status checks than fixed polling
     Given an emulated Anthropic API on a virtual clock whose batches take 610 seconds
     And an Anthropic actor checking every 60 seconds, "adaptive"

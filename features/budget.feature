@@ -84,6 +84,35 @@ Feature: Budgets: a request that could cross its budget is never sent
     Then 1 call was answered and 1 was refused with BudgetExceededError
     And the API was sent 1 request
 
+  # A team's calls wait on the ledger for its caps between the budget's check and its reservation: a store across
+  # the network (PostgreSQL) lets the other call of the moment be checked meanwhile.
+  Scenario: Calls of a team's actor made at once cannot cross the actor's budget together, while their caps are awaited
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      max_cost_usd: 0.03
+      team: research
+      """
+    When the actor is asked these prompts at once:
+      | key           | prompt        |
+      | plan-issue-42 | Plan issue 42 |
+      | plan-issue-43 | Plan issue 43 |
+    Then 1 call was answered and 1 was refused with BudgetExceededError
+    And the API was sent 1 request
+
+  Scenario: Two run_many calls of a team's actor made at once cannot cross the actor's budget together
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      max_cost_usd: 0.03
+      team: research
+      """
+    When the actor's run_many is called twice at once, with "Plan issue 42" and with "Plan issue 43"
+    Then 1 call was answered and 1 was refused with BudgetExceededError
+    And the API was sent 1 request
+
   Scenario: A stored answer is returned even when the budget is spent, as it costs nothing more
     Given an actor "planner" with:
       """

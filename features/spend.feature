@@ -56,6 +56,38 @@ Feature: Spend by team and project, and caps that hold across processes and host
     Then 1 call was answered and 1 was refused with SpendCapExceededError
     And the API was sent 1 request
 
+  Scenario: Calls made at once by a team's actor with a budget: the budget check and its reservation are one step
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      max_cost_usd: 0.03
+      team: research
+      """
+    When the actor is asked "Plan issue 42"
+    And the actor is asked these prompts at once:
+      | prompt |
+      | one    |
+      | two    |
+    Then 1 call was answered and 1 was refused with BudgetExceededError
+    And the API was sent 2 requests
+    And the ledger's spend shows team "research": 2 requests, their answers' cost spent, nothing reserved
+
+  Scenario: A team's parked batch cancelled: its reservation let go, the cancel audited and shown by `lowtide spend`
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    When the actor parks "Plan issue 42" with the key "k1"
+    Then the ledger's spend shows $0.020028 reserved
+    When lowtide cancels the Anthropic key "k1"
+    Then the ledger's spend shows nothing reserved
+    And the audit holds a "cancel" record of team "research" for the actor "planner"
+    When the spend report is asked for with `--audit --json`
+    Then its JSON's audit holds a "cancel" record of team "research" for the actor "planner", $0.020028
+
   Scenario: spend_owner attributes the calls inside it to another team, whose cap then holds them
     Given the ledger caps team "ops" at $0.01 per month
     And an actor "planner" with:
@@ -68,11 +100,12 @@ Feature: Spend by team and project, and caps that hold across processes and host
     Then a SpendCapExceededError is raised
     And the API was sent 0 requests
 
-  Scenario: A reservation let go counts nothing against its cap
+  Scenario: A reservation let go counts nothing against its cap, and its key asked again is judged anew
     Given the ledger caps team "research" at $0.03 per day
     When the ledger reserves $0.02 for key "k1" of team "research", then releases it
     Then the ledger admits $0.02 for key "k2" of team "research"
     And the ledger refuses $0.02 for key "k3" of team "research", with $0.02 reserved
+    And the ledger refuses $0.02 for key "k1" of team "research", with $0.02 reserved
 
   Scenario: run_many of a team's actor is admitted against its cap all together, or not at all
     Given the ledger caps team "research" at $0.045 per day

@@ -265,9 +265,11 @@ class FolderLedger(StoreDefaults):
         with self.reading() as ledger:
             return ledger.batches(states=states)
 
-    def batch_durations(self, provider: str, *, last: int) -> list[float]:
+    def batch_durations(
+        self, provider: str, *, last: int, endpoint: str | None = None, requests: tuple[int, int] | None = None
+    ) -> list[float]:
         with self.reading() as ledger:
-            return ledger.batch_durations(provider, last=last)
+            return ledger.batch_durations(provider, last=last, endpoint=endpoint, requests=requests)
 
     def members_and_attempts(self, batch_id: str) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
         with self.reading() as ledger:
@@ -519,6 +521,10 @@ class FolderSpending:
     def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
         with self._store.writing() as ledger:
             ledger.spending.release_all(keys, at=at, host=host)
+
+    def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        with self._store.writing() as ledger:
+            ledger.spending.cancel_all(batch, keys, at=at, host=host)
 
     def record_audit(self, record: AuditRecord) -> None:
         with self._store.writing() as ledger:

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import openai
 from _openai_provider_support import OPENAI_KEY
+from _support import World
 
 
 def whsec(words: bytes) -> str:
@@ -34,3 +39,14 @@ def verified(delivery: Delivery, secret: str) -> dict[str, Any]:
     finally:
         client.close()
     return json.loads(delivery.body)
+
+
+def webhooks_command(w: World, actor_file: Path, settings: dict[str, Any]) -> str:
+    """`lowtide webhooks` for the actor `settings` (written to `actor_file`) in a process of its own, on a port of its
+    choosing, ended with the scenario: the URL it listens on."""
+    actor_file.write_text(json.dumps(settings))  # JSON is YAML
+    command = [sys.executable, "-m", "lowtide", "webhooks", "--actor", str(actor_file), "--port", "0", "--json"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env={**os.environ})
+    w.cleanups.append(lambda: (process.terminate(), process.wait(30)))
+    assert process.stdout is not None
+    return str(json.loads(process.stdout.readline())["url"])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
+from typing import Any
 
-from _support import World, world
-from step_context import Context, then
+from _support import World, checked_models, world
+from step_context import Context, then, when
 
-from lowtide import ActorResponse, BatchProcessingMode, BudgetExceededError
+from lowtide import ActorError, ActorResponse, BatchProcessingMode, BudgetExceededError
 from lowtide.cost.pricing import worst_case_cost
 from lowtide.providers.anthropic.mapping import to_message_params
 
@@ -61,3 +63,20 @@ def step_answered_and_refused(context: Context, answered: int, refused: int, nam
 def step_api_sent_requests(context: Context, count: int) -> None:
     created = world(context).emu.created_custom_ids
     assert sum(created.values()) == count, created
+
+
+@when('the actor\'s run_many is called twice at once, with "{first}" and with "{second}"')
+def step_run_many_twice(context: Context, first: str, second: str) -> None:
+    """Two `run_many` calls of one prompt each, started together; each outcome kept under its prompt (an answer, or
+    the error its call raised)."""
+    w = world(context)
+    actor = w.current_actor()
+    w.run(checked_models({actor}))  # its model looked up first, as in a process that has called before
+
+    async def both() -> list[Any]:
+        return list(await asyncio.gather(actor.run_many([first]), actor.run_many([second]), return_exceptions=True))
+
+    for prompt, outcome in zip((first, second), w.run(both()), strict=True):
+        if isinstance(outcome, BaseException) and not isinstance(outcome, ActorError):
+            raise outcome
+        w.asked[prompt] = outcome[0] if isinstance(outcome, list) else outcome

@@ -1648,6 +1648,7 @@ def step_socket_empty(context: Context, count: int) -> None:
     openai = {"openai_batches": 0, "openai_created_batches": 0, "openai_created_custom_ids": {}, "rate_limited": 0}
     openai["openai_webhooks_sent"] = 0  # deliveries of its batch webhooks answered 2xx
     gemini = {"gemini_batches": 0, "gemini_created_batches": 0, "gemini_created_custom_ids": {}}
+    gemini["gemini_webhooks_sent"] = 0  # likewise, the Gemini API's
     bedrock = {
         "bedrock_batches": 0,
         "bedrock_created_batches": 0,

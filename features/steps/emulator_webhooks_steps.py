@@ -9,8 +9,6 @@ import asyncio
 import itertools
 import json
 import os
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,7 +17,7 @@ import httpx
 import openai
 from _openai_provider_support import MODEL, OPENAI_KEY
 from _support import World, run_cli, set_env, world
-from _webhook_support import Delivery, whsec
+from _webhook_support import Delivery, webhooks_command, whsec
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -220,16 +218,9 @@ def _settings() -> dict[str, Any]:
 
 @given("`lowtide webhooks` running for an OpenAI actor on this scenario's ledger")
 def step_webhooks_command(context: Context) -> None:
-    w = world(context)
     sockets = _sockets(context)
-    actor_file = sockets.ledger.parent / "webhooks-actor.yaml"
-    actor_file.write_text(json.dumps(_settings()))  # JSON is YAML
-    command = [sys.executable, "-m", "lowtide", "webhooks", "--actor", str(actor_file), "--port", "0", "--json"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env={**os.environ})
-    w.cleanups.append(lambda: (process.terminate(), process.wait(30)))
-    assert process.stdout is not None
-    listening = json.loads(process.stdout.readline())
-    sockets.receiver = f"{listening['url']}/webhooks/openai"
+    url = webhooks_command(world(context), sockets.ledger.parent / "webhooks-actor.yaml", _settings())
+    sockets.receiver = f"{url}/webhooks/openai"
 
 
 @given("the emulator told over its admin API to send OpenAI's webhooks to `lowtide webhooks`")

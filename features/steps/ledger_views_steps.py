@@ -19,7 +19,7 @@ from lowtide.ledger.records import COPIED, RequestState
 from lowtide.ledger.runs import LiveAnswer, NewItem
 from lowtide.ledger.scan_views import ScanViews
 from lowtide.ledger.sqlite import Ledger
-from lowtide.ledger.sqlite.schema import TOTALS
+from lowtide.ledger.sqlite.totals import TOTALS
 from lowtide.ledger.views import Dimension, LedgerViews
 
 NOW = 1_700_000_000.0
@@ -220,14 +220,22 @@ def step_schema_counting_all(context: Context, version: int) -> None:
     context.views_store = reopened(context, store)
 
 
-_LATER = ("agent_journal", "agent_runs", "webhook_events", "spend_caps", "spend_entries", "spend_audit")
+_LATER = (
+    "agent_journal",
+    "agent_runs",
+    "webhook_events",
+    "spend_caps",
+    "spend_entries",
+    "spend_audit",
+    "notice_outbox",
+)
 _LATER_COLUMNS = {"batches": ("trace",)}
 _LATER_TABLES = "".join(f"DROP TABLE {table}; " for table in _LATER) + "".join(
     f"ALTER TABLE {table} DROP COLUMN {column}; " for table, columns in _LATER_COLUMNS.items() for column in columns
 )
-"""The tables schemas 12 (durable agents), 13 (webhooks received) and 14 (spend by owner) made, and the columns 15
-(a batch's trace context) added: a ledger taken back to an earlier schema has none of them, as the ledger an older
-lowtide wrote has none."""
+"""The tables schemas 12 (durable agents), 13 (webhooks received), 14 (spend by owner) and 16 (the notices' outbox)
+made, and the columns 15 (a batch's trace context) added: a ledger taken back to an earlier schema has none of them,
+as the ledger an older lowtide wrote has none."""
 
 
 def _before_later_columns(

@@ -65,6 +65,30 @@ def step_nothing_reserved(context: Context) -> None:
     assert sum((line.reserved_usd for line in lines), Decimal(0)) == 0, lines
 
 
+@then("the ledger's spend shows ${usd} reserved")
+def step_reserved(context: Context, usd: str) -> None:
+    lines = world(context).ledger().spending.spend_lines()
+    assert sum((line.reserved_usd for line in lines), Decimal(0)) == Decimal(usd), lines
+
+
+@when('lowtide cancels the Anthropic key "{key}"')
+def step_cancel_key(context: Context, key: str) -> None:
+    from lowtide.calls import parking
+
+    w = world(context)
+    w.in_program(lambda: parking.cancel(w.ledger(), key, client=w.client, clock=w.clock))
+
+
+@then('its JSON\'s audit holds a "{action}" record of team "{team}" for the actor "{actor}", ${usd}')
+def step_spend_json_audit(context: Context, action: str, team: str, actor: str, usd: str) -> None:
+    import json
+
+    shown = json.loads(context.spend_output)
+    found = [r for r in shown["audit"] if (r["action"], r["team"], r["actor"]) == (action, team, actor)]
+    assert len(found) == 1, shown["audit"]
+    assert Decimal(str(found[0]["worst_case_usd"])) == Decimal(usd), found
+
+
 @then('the audit holds {refused:d} "refused" record and {created:d} "create" records')
 def step_audit_counts(context: Context, refused: int, created: int) -> None:
     records = world(context).ledger().spending.audit()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import uuid
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -12,11 +13,13 @@ from typing import Any
 from lowtide.agents.approvals import approve_run
 from lowtide.agents.asking import ask
 from lowtide.agents.driver import AgentFunction, Read, advance, advance_held
+from lowtide.agents.notices import run_notify
 from lowtide.agents.rules import LEASE_SECONDS
 from lowtide.agents.values import decoded, encoded, reference_of, unstorable
 from lowtide.agents.waiting import answered, collect_for
 from lowtide.batching.keys import owner_id
 from lowtide.calls.arguments import check_budget
+from lowtide.config.settings import NotifySettings
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import AgentRunError, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
@@ -80,18 +83,24 @@ class Agent:
         run_id: str | None = None,
         ledger: LedgerLike = None,
         max_cost_usd: float | Decimal | None = None,
+        notify: NotifySettings | Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> AgentHandle:
         """Start a run (under `run_id`, else a new one) and advance it until it parks or ends. A run id the ledger
         knows returns that run, untouched (never a second one); a run id of another agent is refused.
         `max_cost_usd` is the run's budget over all its turns: a turn whose worst case would cross it, with what the
-        run has spent, is not sent, and the run fails naming both."""
+        run has spent, is not sent, and the run fails naming both. `notify` (`batch.notify`'s settings: `url`,
+        `secret_env`, ...) has each state the run comes to POSTed, signed, to `url` (`agent.parked`, `agent.finished`,
+        ...; docs/agents.md), by whichever process advances it."""
         refused = unstorable(list(args), "the agent's arguments") or unstorable(kwargs, "the agent's keyword arguments")
         if refused is not None:
             raise refused
         given: dict[str, Any] = {"args": list(args), "kwargs": kwargs}
         if max_cost_usd is not None:  # kept with the run's input: every process that advances the run reads it there
             given["max_cost_usd"] = str(check_budget(max_cost_usd))
+        told = run_notify(notify)
+        if told is not None:  # kept with the run's input too
+            given["notify"] = told
         store = store_of(ledger)
         run_id = run_id or uuid.uuid4().hex
         if not tracing():

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lowtide.agents import rules
 from lowtide.agents.asking import ask
 from lowtide.agents.context import AgentContext, InDoubt, Parked, Stopped, WaitingOnPerson
+from lowtide.agents.notices import tell
 from lowtide.agents.values import encoded, unstorable
 from lowtide.agents.writes import JournalWrites
 from lowtide.batching.keys import owner_id
@@ -63,6 +64,7 @@ async def advance_held(
     if written is None:  # stopped meanwhile: as the stop left it
         written = await ask(store, lambda: journal.agent_run(held.run_id))
     assert written is not None, held.run_id
+    await tell(store, [written], clock)
     return written
 
 

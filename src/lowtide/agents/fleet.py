@@ -19,6 +19,7 @@ from lowtide.agents import rules
 from lowtide.agents.agent import Agent
 from lowtide.agents.asking import ask
 from lowtide.agents.driver import Read, advanced
+from lowtide.agents.notices import tell
 from lowtide.agents.values import SCRIPT_MODULE
 from lowtide.agents.waiting import advanceable_now
 from lowtide.batching.gathering import Gathering
@@ -27,9 +28,11 @@ from lowtide.batching.keys import owner_id
 from lowtide.calls import parking
 from lowtide.core.clock import Clock, SystemClock
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
+from lowtide.ledger.inline import async_ledger
 from lowtide.ledger.interface import LedgerStore
 from lowtide.ledger.journal import RunChange
 from lowtide.ledger.journal_records import AgentRun, AgentState, JournalEntry
+from lowtide.webhooks.notify import deliver_due
 
 __all__ = ["Advanced", "imported", "referenced", "resume_once", "retry_run", "stop_run"]
 
@@ -111,6 +114,10 @@ async def resume_once(
         ConfigurationError,
     ) as exc:  # the batches it could reach are collected; a later pass tries the others again
         done.errors.append(("collect", f"{type(exc).__name__}: {exc}"))
+    try:  # the notices the outbox holds that are due (an earlier pass's, or an actor's): a pass is cron's sweep too
+        await deliver_due(async_ledger(store), clock, owner=owner_id())
+    except Exception as exc:  # a store's outage: the next pass sweeps again
+        done.errors.append(("notices", f"{type(exc).__name__}: {exc}"))
     journal = store.agent_journal
     due: list[tuple[AgentRun, Agent]] = []
     waiting = [r for r in journal.agent_runs([AgentState.PARKED, AgentState.RUNNING]) if only in (None, r.run_id)]
@@ -151,6 +158,7 @@ async def resume_once(
         now_as = run if run is not None else await ask(store, lambda run_id=run_id: journal.agent_run(run_id))
         if now_as is not None:
             done.runs.append(now_as)
+    await tell(store, done.runs, clock)
     return done
 
 
@@ -194,6 +202,7 @@ async def stop_run(
             await parking.cancel(store, run.awaiting or "", client=client, api_key_env=api_key_env)
     stopped = journal.agent_run(run_id)
     assert stopped is not None
+    await tell(store, [stopped], clock or SystemClock())
     return stopped
 
 

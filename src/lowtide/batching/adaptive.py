@@ -1,24 +1,19 @@
 """Adaptive polling (`batch.poll_schedule: adaptive`, where no webhook wakes the poll): how long this ledger's batches
-of a provider, endpoint and size usually took, and the status checks spaced by it: rare while the batch's usual end
-is far, often around it, each sleep between a quarter of `poll_interval` and four times it."""
+of a provider, endpoint and size usually took (`ledger.batch_times`), and the status checks spaced by it: rare while
+the batch's usual end is far, often around it, each sleep between a quarter of `poll_interval` and four times it."""
 
 from __future__ import annotations
 
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from lowtide.config.settings import BatchSettings
-from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.records import BatchRecord, BatchState
+from lowtide.ledger.batch_times import MIN_BATCHES, RECENT_BATCHES, BatchKind, batch_durations
+from lowtide.ledger.records import BatchRecord
+from lowtide.ledger.roles import Batches
 
-__all__ = ["HISTORY", "MIN_SAMPLES", "History", "Schedule", "adaptive_schedule", "poll_schedule", "usual_duration"]
-
-MIN_SAMPLES = 3
-"""Batches alike that must have ended in this ledger before their durations are believed."""
-HISTORY = 50
-"""The latest batches alike whose durations count: a provider's speed changes over days."""
+__all__ = ["History", "Schedule", "adaptive_schedule", "poll_schedule", "usual_duration"]
 _SLOWEST, _FASTEST = 4.0, 0.25
 """The longest and shortest sleep, as multiples of `poll_interval`."""
 _REFRESH_SECONDS = 600.0
@@ -29,8 +24,8 @@ Schedule = Callable[[float], float]
 
 
 def usual_duration(durations: Sequence[float]) -> float | None:
-    """The median of `durations` (seconds from submission to end), or None with fewer than `MIN_SAMPLES`."""
-    return statistics.median(durations) if len(durations) >= MIN_SAMPLES else None
+    """The median of `durations` (seconds from submission to end), or None with fewer than `MIN_BATCHES`."""
+    return statistics.median(durations) if len(durations) >= MIN_BATCHES else None
 
 
 def adaptive_schedule(usual: float | None, poll_interval: float, submitted_at: float) -> Schedule:
@@ -53,18 +48,6 @@ def adaptive_schedule(usual: float | None, poll_interval: float, submitted_at: f
     return sleep_for
 
 
-@dataclass(frozen=True)
-class _Kind:
-    provider: str
-    endpoint: str
-    size: int
-    """The batch's request count rounded down to a power of two: batches within twice each other's size are alike."""
-
-
-def _kind(record: BatchRecord) -> _Kind:
-    return _Kind(record.provider, record.endpoint, max(1, record.request_count).bit_length())
-
-
 async def poll_schedule(history: History, record: BatchRecord, settings: BatchSettings) -> Schedule | None:
     """The schedule of the status checks of the batch `record`, with `poll_schedule: adaptive` and no webhooks
     expected (`webhook_poll_interval` unset); None: every `poll_interval`."""
@@ -76,35 +59,29 @@ async def poll_schedule(history: History, record: BatchRecord, settings: BatchSe
 
 
 class History:
-    """What this ledger's collected batches took, by provider, endpoint and size, read once per `_REFRESH_SECONDS`
-    (of the monotonic clock: the reads' cost is real whatever the batch's clock says), and the batches its engine
-    collects meanwhile (`learn`). Read inline: one query per engine every ten minutes, not a thread per read."""
+    """What this ledger's batches alike took (`ledger.batch_times`: of a provider, endpoint and size), each kind read
+    once per `_REFRESH_SECONDS` (of the monotonic clock: the reads' cost is real whatever the batch's clock says), and
+    the batches its engine collects meanwhile (`learn`). Read inline: one query per kind and engine every ten minutes,
+    not a thread per read."""
 
-    def __init__(self, ledger: LedgerStore) -> None:
+    def __init__(self, ledger: Batches) -> None:
         self._ledger = ledger
-        self._read_at: float | None = None
-        self._durations: dict[_Kind, list[float]] = {}
+        self._read_at: dict[BatchKind, float] = {}
+        self._durations: dict[BatchKind, list[float]] = {}
 
     async def usual(self, record: BatchRecord) -> float | None:
         """How long batches like `record` usually took from submission to end, if enough of them ended here."""
+        kind = BatchKind.alike(record)
         now = time.monotonic()
-        if self._read_at is None or now - self._read_at > _REFRESH_SECONDS:
-            self._durations = await self._read()
-            self._read_at = now
-        return usual_duration(self._durations.get(_kind(record), []))
+        read_at = self._read_at.get(kind)
+        if read_at is None or now - read_at > _REFRESH_SECONDS:
+            self._durations[kind] = batch_durations(self._ledger, kind)[::-1]  # oldest first, as `learn` appends
+            self._read_at[kind] = now
+        return usual_duration(self._durations[kind])
 
     def learn(self, record: BatchRecord, ended_at: float | None) -> None:
-        """Count the batch `record`, which ended at `ended_at` (the API's moment), before the next read."""
-        if self._read_at is not None and record.submitted_at is not None and ended_at is not None:
-            seen = self._durations.setdefault(_kind(record), [])
-            seen.append(ended_at - record.submitted_at)
-            del seen[:-HISTORY]
-
-    async def _read(self) -> dict[_Kind, list[float]]:
-        ended = self._ledger.batches(states=[BatchState.COLLECTED])
-        ended.sort(key=lambda batch: batch.submitted_at or 0.0)
-        durations: dict[_Kind, list[float]] = {}
-        for batch in ended:
-            if batch.submitted_at is not None and batch.ended_at is not None and batch.ended_at >= batch.submitted_at:
-                durations.setdefault(_kind(batch), []).append(batch.ended_at - batch.submitted_at)
-        return {kind: seen[-HISTORY:] for kind, seen in durations.items()}
+        """Count the batch `record`, which ended at `ended_at` (the API's moment), before its kind's next read."""
+        seen = self._durations.get(BatchKind.alike(record))
+        if seen is not None and record.submitted_at is not None and ended_at is not None:
+            seen.append(max(0.0, ended_at - record.submitted_at))
+            del seen[:-RECENT_BATCHES]

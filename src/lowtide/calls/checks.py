@@ -12,6 +12,7 @@ from lowtide.calls.owners import owner_of, reserve_for
 from lowtide.calls.prompt_calls import DurableCall
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.cost.budget import Limit, within_limits, worst_case_of
+from lowtide.ledger.spend_records import Owner
 from lowtide.provider import Provider
 from lowtide.types import ActorRequest
 
@@ -42,18 +43,38 @@ async def durable_call(
         await provider.preflight(request)
     estimate = None
     if budgeted and not known:
+        # Checked and reserved in one step (no await between): calls of one moment count against each other before
+        # any is recorded, even while an earlier one awaits its owner's caps below.
         estimate = await _check_budget(configuration, engine, params, max_cost_usd)
+        if estimate is not None:
+            engine.reserve(configuration.name, estimate)
     owned = owner.known and not known
     if owned:
-        codec = engine.backend.codec
-        model = codec.model_of(params)
-        worst = estimate if estimate is not None else codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
-        worst = within_limits(worst, model, [])  # an unpriced model refused: its owner's caps could not be kept
-        await reserve_for(owner, engine, key=key, actor=configuration.name, model=model, worst_case_usd=worst, at=now())
-    if estimate is not None:
-        # Calls checked in the same moment count against each other before any is recorded.
-        engine.reserve(configuration.name, estimate)
+        try:
+            await _reserve_owned(configuration, engine, params, owner, key=key, estimate=estimate, at=now())
+        except BaseException:
+            if estimate is not None:  # refused by a cap (or cancelled): its budget's reservation let go
+                engine.reserve(configuration.name, -estimate)
+            raise
     return DurableCall(engine, params, key, estimate, owned)
+
+
+async def _reserve_owned(
+    configuration: ActorConfiguration,
+    engine: BatchEngine,
+    params: dict[str, object],
+    owner: Owner,
+    *,
+    key: str,
+    estimate: Decimal | None,
+    at: float,
+) -> None:
+    """Reserve a new call's worst case against its owner's caps in the ledger."""
+    codec = engine.backend.codec
+    model = codec.model_of(params)
+    worst = estimate if estimate is not None else codec.worst_case_usd(params, None, mode=BatchProcessingMode.BATCH)
+    worst = within_limits(worst, model, [])  # an unpriced model refused: its owner's caps could not be kept
+    await reserve_for(owner, engine, key=key, actor=configuration.name, model=model, worst_case_usd=worst, at=at)
 
 
 def refuse_over(

@@ -166,10 +166,14 @@ class ManyCalls:
             fresh = [index for key, index in first.items() if key not in known]
             await _preflight(provider, [built[index] for index in fresh])
             new = {keys[i]: params[i] for i in fresh}
+            # Reserved in the engine as they pass, with no wait between: counted against calls checked in the same
+            # moment, also while the owner's caps are awaited.
             estimates = await self._budget(engine, new, max_cost_usd)
-            owned = await self._reserve_owner(engine, new, estimates)
-            for estimate in estimates.values():
-                engine.reserve(self._actor.name, estimate)  # counted against calls checked in the same moment
+            try:
+                owned = await self._reserve_owner(engine, new, estimates)
+            except BaseException:
+                engine.reserve(self._actor.name, -sum(estimates.values(), Decimal(0)))  # refused: given back
+                raise
             later = self._later(provider, {key: built[index] for key, index in first.items()}) if tracing() else {}
             came = engine.arrival_of(arrival)
             claimed = {
@@ -244,8 +248,8 @@ class ManyCalls:
     async def _budget(
         self, engine: BatchEngine, fresh: dict[str, dict[str, Any]], max_cost_usd: float | None
     ) -> dict[str, Decimal]:
-        """The worst case of each request new to the ledger (to be reserved in the engine), once their sum fits the
-        call's budget and the actor's (what it has spent or committed, and what calls of this moment reserved)."""
+        """The worst case of each request new to the ledger, reserved in the engine once their sum fits the call's
+        budget and the actor's (what it has spent or committed, and what calls of this moment reserved)."""
         configured = self._actor.configuration.max_cost_usd
         if (max_cost_usd is None and configured is None) or not fresh:
             return {}
@@ -262,6 +266,7 @@ class ManyCalls:
         for key, estimate in estimates.items():
             assert estimate is not None  # (`_within` refused an unpriced request)
             reserved[key] = estimate
+            engine.reserve(self._actor.name, estimate)
         return reserved
 
     def _call_limit(self, max_cost_usd: float | None) -> Limit:

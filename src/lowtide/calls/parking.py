@@ -16,6 +16,7 @@ from lowtide.batching.keys import owner_id
 from lowtide.batching.tickets import Ticket
 from lowtide.config.actors import BatchProcessingMode, BatchSettings, TimeoutPolicy
 from lowtide.core.clock import Clock, SystemClock
+from lowtide.core.hosts import host_id
 from lowtide.errors import APIError, BatchNotOutstanding, ConfigurationError
 from lowtide.ledger.records import RequestState
 from lowtide.ledger.store import BatchRecord, BatchState, LedgerStore
@@ -242,6 +243,10 @@ async def cancel(
     try:
         remote = await engine.backend.cancel(batch.provider_batch_id)
         ledger.record_status(batch.id, phase=remote.phase.value, counts=None, ended_at=None)
+        # Its requests' worst cases no longer held against their owners' caps; what the API still answers is spent.
+        at = (clock or SystemClock()).now()
+        keys = list(ledger.members(batch.id).values())
+        ledger.spending.cancel_all(batch.provider_batch_id, keys, at=at, host=host_id())
     finally:
         await engine.backend.aclose()
         await engine.aclose()

@@ -19,11 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from lowtide.errors import ConfigurationError
 
 __all__ = [
+    "AGENT_EVENTS",
     "DAY",
     "DEFAULT_PROVIDER",
     "POLL_INTERVAL_VARIABLE",
     "BatchSettings",
     "LiveSettings",
+    "NoticeKind",
     "NotifySettings",
     "SettingsModel",
     "TimeoutPolicy",
@@ -82,8 +84,24 @@ def _numbers_in(annotation: object) -> Literal["itself", "values"] | None:
     return None
 
 
+NoticeKind = Literal[
+    "batch.ended",
+    "run.ended",
+    "agent.parked",
+    "agent.waiting-on-person",
+    "agent.in-doubt",
+    "agent.finished",
+    "agent.failed",
+    "agent.stopped",
+]
+"""What a notice tells: a batch's end, a bulk run's end, or the state an agent run came to."""
+
+AGENT_EVENTS: tuple[NoticeKind, ...] = tuple(kind for kind in get_args(NoticeKind) if kind.startswith("agent."))
+"""The notices of an agent run's `notify` when it names none."""
+
+
 class NotifySettings(SettingsModel):
-    """Webhooks out: where lowtide POSTs a signed notice when a batch or bulk run ends."""
+    """Webhooks out: where lowtide POSTs a signed notice when a batch or bulk run ends, or an agent run moves."""
 
     url: str = Field(pattern=r"^https?://", description="Where the notices are POSTed (http or https).")
     secret_env: str = Field(
@@ -91,8 +109,9 @@ class NotifySettings(SettingsModel):
         description="The environment variable holding the secret the notices are signed with (whsec_ and base64, "
         "Standard Webhooks): never in the file.",
     )
-    events: tuple[Literal["batch.ended", "run.ended"], ...] = Field(
-        default=("batch.ended", "run.ended"), description="The notices sent."
+    events: tuple[NoticeKind, ...] = Field(
+        default=("batch.ended", "run.ended"),
+        description="The notices sent (an agent run's `notify`: every `agent.*` state unless it names some).",
     )
     retries: int = Field(default=5, ge=0, le=20, description="Tries after the first of a notice not answered 2xx.")
     backoff: float = Field(

@@ -207,9 +207,12 @@ class Batches(Protocol):
 
     def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]: ...
 
-    def batch_durations(self, provider: str, *, last: int) -> list[float]:
+    def batch_durations(
+        self, provider: str, *, last: int, endpoint: str | None = None, requests: tuple[int, int] | None = None
+    ) -> list[float]:
         """Seconds from submitted to ended of `provider`'s last `last` batches that ended on their own (not canceled,
-        not expired), newest first: how long its batches take, by this ledger's history (`routing.history`)."""
+        not expired), newest first (by their end), only those sent to `endpoint` and of `requests[0]` to `requests[1]`
+        requests when given: how long batches like them take, by this ledger's history (`ledger.batch_times`)."""
         ...
 
     def members(self, batch_id: str) -> dict[str, str]:

@@ -24,6 +24,7 @@ __all__ = [
     "SpendLine",
     "audit_of",
     "audits_of",
+    "cancel_audits",
     "day_of",
     "distinct",
     "judge_all",
@@ -253,12 +254,12 @@ def tags_of(stored: str | None) -> tuple[tuple[str, str], ...]:
 def spend_of(
     entry: SpendEntry, answered: bool | None, cost_usd: Decimal | None, released: bool
 ) -> tuple[Decimal, Decimal]:
-    """(spent, reserved) of one admitted request: `answered` None while the ledger holds no request of its key (then
-    its worst case is reserved, unless released), False while it waits for its answer (reserved), True once answered
-    (its cost spent, a failure's none)."""
+    """(spent, reserved) of one admitted request: `answered` None while the ledger holds no request of its key, False
+    while it waits for its answer (either way its worst case reserved, unless released: its call failed before it was
+    recorded, or its batch was cancelled), True once answered (its cost spent, a failure's none)."""
     if answered:
         return (cost_usd or Decimal(0), Decimal(0))
-    if answered is None and released:
+    if released:
         return (Decimal(0), Decimal(0))
     return (Decimal(0), entry.worst_case_usd)
 
@@ -275,3 +276,14 @@ def audit_of(entry: SpendEntry, admission: Admission) -> AuditRecord:
         admission.cap_left_usd,
         entry.host,
     )
+
+
+def cancel_audits(batch: str, released: Sequence[SpendEntry], *, at: float, host: str) -> list[AuditRecord]:
+    """The audit of a cancelled batch: one record per owner and actor of the requests whose reservations it let go,
+    with their worst cases summed."""
+    worst: dict[tuple[Owner, str], Decimal] = {}
+    for entry in released:
+        group = (entry.owner, entry.actor)
+        worst[group] = worst.get(group, Decimal(0)) + entry.worst_case_usd
+    cancel = AuditAction.CANCEL
+    return [AuditRecord(at, cancel, batch, owner, actor, usd, None, host) for (owner, actor), usd in worst.items()]

@@ -61,8 +61,14 @@ class SpendLedger(Protocol):
         """`release` of several keys in one transaction (a batch whose requests were never recorded)."""
         ...
 
+    def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        """Let go of the reservations of `keys`, the unanswered requests of the cancelled `batch`, in one transaction
+        with its audit (`spend_records.cancel_audits`): what the API still answers after the cancel is spent when its
+        answer is stored, as any answer's cost."""
+        ...
+
     def record_audit(self, record: AuditRecord) -> None:
-        """Record an action not made through `reserve` (a cancel)."""
+        """Record an action not made through `reserve`."""
         ...
 
     def spend_lines(self, since: float | None = None) -> list[SpendLine]:

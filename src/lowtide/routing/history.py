@@ -1,5 +1,6 @@
-"""How long a provider's batches take, by this ledger's history: the 90th percentile of submitted -> ended of its last
-batches that ended on their own; with too few of them, a conservative default (the APIs' own promise)."""
+"""How long a provider's batches take, by this ledger's history (`ledger.batch_times`): the 90th percentile of
+submitted -> ended of its last batches that ended on their own; with too few of them, a conservative default (the APIs'
+own promise)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lowtide.ledger.batch_times import MIN_BATCHES, BatchKind, batch_durations
 from lowtide.ledger.roles import Batches
 
-__all__ = ["BATCH_DEFAULT_SECONDS", "MIN_BATCHES", "RECENT_BATCHES", "BatchHistory", "batch_history"]
+__all__ = ["BATCH_DEFAULT_SECONDS", "BatchHistory", "batch_history", "expected"]
 
 BATCH_DEFAULT_SECONDS = 24 * 3600.0
 """A batch's expected time with no history: the 24 hours within which the batch APIs promise to end."""
-RECENT_BATCHES = 50
-"""How many of the provider's latest batches the percentile is taken over."""
-MIN_BATCHES = 3
-"""Fewer ended batches than this in the ledger: no history, the default applies."""
 PERCENTILE = 0.9
 
 
@@ -37,7 +35,7 @@ class BatchHistory:
 
 def batch_history(ledger: Batches, provider: str) -> BatchHistory:
     """`provider`'s expected batch time from `ledger`."""
-    return expected(ledger.batch_durations(provider, last=RECENT_BATCHES))
+    return expected(batch_durations(ledger, BatchKind(provider)))
 
 
 def expected(durations: Sequence[float]) -> BatchHistory:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from lowtide.bulk.planning.live_plan import live_plan
+from lowtide.bulk.running.definition import LiveRunDefinition
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.core.spelling import argument
 from lowtide.errors import ConfigurationError
@@ -18,12 +19,13 @@ from lowtide.routing.routes import Route, choose_route
 from lowtide.routing.venues import LIVE_CALL_SECONDS
 
 if TYPE_CHECKING:
+    from lowtide.batching.backend import BatchCodec
     from lowtide.bulk.running.definition import Prepared
-    from lowtide.bulk.running.runner import BulkRun
 
 __all__ = [
     "DEADLINE_OPTION",
     "MOVE_MARGIN_SECONDS",
+    "RoutedRun",
     "check_deadline",
     "deadline_option",
     "recorded_deadline",
@@ -85,13 +87,20 @@ def recorded_deadline(options: Mapping[str, Any], run_id: str, now: float) -> De
     return deadline
 
 
-def kept_deadline(run: BulkRun, run_id: str) -> Deadline | None:
+class RoutedRun(LiveRunDefinition, Protocol):
+    """What a deadline's route needs of a run (`BulkRun` is one): what its live plan needs, and its batch codec."""
+
+    @property
+    def codec(self) -> BatchCodec: ...
+
+
+def kept_deadline(run: RoutedRun, run_id: str) -> Deadline | None:
     """The deadline run `run_id` was recorded with, for a go at it given none (`recorded_deadline`)."""
     record = run.actor.ledger.run_store.run(run_id)
     return recorded_deadline(record.options, run_id, run.actor.clock.now()) if record is not None else None
 
 
-async def run_route(run: BulkRun, prepared: Prepared, deadline: Deadline) -> Route:
+async def run_route(run: RoutedRun, prepared: Prepared, deadline: Deadline) -> Route:
     """The cheapest route expected to answer `prepared`'s items still to send by `deadline`; `ConfigurationError` when
     none is (or the deadline has passed)."""
     actor = run.actor

@@ -21,6 +21,7 @@ from lowtide.emulator.gemini.catalogue import served
 from lowtide.emulator.gemini.errors import GeminiError, invalid_argument
 from lowtide.emulator.gemini.files import GeminiFile, GeminiFileStore, render_file
 from lowtide.emulator.gemini.names import new_batch_id, result_file_id
+from lowtide.emulator.gemini.webhooks import gemini_webhooks
 from lowtide.emulator.gemini.wire import RpcStatus
 
 __all__ = ["MAX_FILE_BYTES", "MAX_INLINE_BYTES", "GeminiBackend", "Place"]
@@ -47,6 +48,7 @@ class GeminiBackend(AccountBackend):
         super().__init__(shared)
         self.files = GeminiFileStore()
         self.batches = GeminiBatchStore()
+        self.webhooks = gemini_webhooks(shared.clock, self.batches.find)
         self._failing: list[str | None] = []
 
     @property
@@ -57,6 +59,7 @@ class GeminiBackend(AccountBackend):
         super().reset()
         self.files.clear()
         self.batches.clear()
+        self.webhooks.reset()
         self._failing.clear()
 
     def fail_batches(self, times: int = 1, message: str | None = None) -> None:

@@ -119,7 +119,9 @@ class _Api:
                 f"Request payload size exceeds the limit: {limit} bytes. Send larger batches as a file "
                 "(inputConfig.fileName)."
             ) from None
-        return backend.create_batch(str(request.path_params["model_id"]), body, _place(request).version)
+        created = backend.create_batch(str(request.path_params["model_id"]), body, _place(request).version)
+        backend.webhooks.watch(str(created["name"]).removeprefix("batches/"))
+        return created
 
     async def list_batches(self, request: Request) -> Answer:
         query = request.query_params
@@ -129,7 +131,10 @@ class _Api:
         return self._backend.get_batch(_batch_id(request))
 
     async def cancel(self, request: Request) -> Answer:
-        return self._backend.cancel_batch(_batch_id(request))
+        batch_id = _batch_id(request)
+        cancelled = self._backend.cancel_batch(batch_id)
+        self._backend.webhooks.watch(batch_id)  # its end moved
+        return cancelled
 
     async def delete_batch(self, request: Request) -> Answer:
         return self._backend.delete_batch(_batch_id(request))

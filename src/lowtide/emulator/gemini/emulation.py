@@ -3,11 +3,13 @@ streamGenerateContent, countTokens, Files and Batches, answered in Gemini's shap
 "message", "status", "details"}}`; a 429 with its `RetryInfo`). Its callers are claimed by the header the google-genai
 SDK sends its key in (`x-goog-api-key`), so `/v1/models`, `/v1/files` and `/v1/batches`, which Anthropic's and
 OpenAI's clients call too, reach it. Its handle in tests is `emulator.emulation(GeminiEmulation)`: `files`,
-`batches`, `created_custom_ids`, `created_batches`, `fail_batches(n)`."""
+`batches`, `created_custom_ids`, `created_batches`, `fail_batches(n)`, `webhooks` (its batch webhooks, sent as
+the Gemini API sends them to a project's endpoints: `lowtide emulator --webhook gemini=URL`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -16,6 +18,7 @@ from starlette.responses import Response
 from lowtide.emulator.core.account import SectionedEmulation
 from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
+from lowtide.emulator.core.webhooks import WebhookSender
 from lowtide.emulator.gemini.backend import GeminiBackend
 from lowtide.emulator.gemini.batch_routes import file_and_batch_routes
 from lowtide.emulator.gemini.batches import GeminiBatchStore
@@ -60,6 +63,19 @@ class GeminiEmulation(SectionedEmulation[GeminiBackend]):
     @property
     def batches(self) -> GeminiBatchStore:
         return self.backend.batches
+
+    @property
+    def webhooks(self) -> WebhookSender:
+        """The batch webhooks it sends: `endpoints`, `sent` (deliveries answered 2xx), `drop_next(n)` (a fault)."""
+        return self.backend.webhooks
+
+    webhook_secret_env: ClassVar[str | None] = "GEMINI_WEBHOOK_SECRET"
+
+    def add_webhook(self, url: str, secret: str) -> None:
+        self.backend.webhooks.add(url, secret)
+
+    def stats(self) -> Mapping[str, object]:
+        return {**super().stats(), "gemini_webhooks_sent": self.backend.webhooks.sent}
 
     def fail_batches(self, times: int = 1, message: str | None = None) -> None:
         """Make the next `times` jobs created end `BATCH_STATE_FAILED` (an internal error, or `message`) when their

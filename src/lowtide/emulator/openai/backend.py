@@ -42,7 +42,7 @@ from lowtide.emulator.openai.responses_params import read_responses_call
 from lowtide.emulator.openai.results import ENDPOINTS, Verdict, error_lines, judge, output_lines, settle, with_faults
 from lowtide.emulator.openai.stored_chat import StoredCompletions
 from lowtide.emulator.openai.stored_responses import StoredResponse, StoredResponses, input_items
-from lowtide.emulator.openai.webhooks import WebhookSender
+from lowtide.emulator.openai.webhooks import openai_webhooks
 
 __all__ = ["OpenAIBackend", "OpenAILimits", "expires_after"]
 
@@ -101,7 +101,7 @@ class OpenAIBackend:
         self.limits = OpenAILimits()
         self.files = FileStore()
         self.batches = OpenAIBatchStore()
-        self.webhooks = WebhookSender(clock, self.batches.find)
+        self.webhooks = openai_webhooks(clock, self.batches.find)
         self.created_custom_ids: Counter[str] = Counter()
         self.created_batches = 0
         self.responses = StoredResponses()

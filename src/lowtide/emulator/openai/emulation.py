@@ -14,13 +14,13 @@ from starlette.responses import Response
 from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
 from lowtide.emulator.core.errors import ApiError
 from lowtide.emulator.core.http import request_id
+from lowtide.emulator.core.webhooks import WebhookSender
 from lowtide.emulator.openai.account import OpenAIAccountEmulation
 from lowtide.emulator.openai.backend import OpenAIBackend, OpenAILimits
 from lowtide.emulator.openai.batches import OpenAIBatchStore
 from lowtide.emulator.openai.errors import OpenAIError, from_api_error
 from lowtide.emulator.openai.http import authenticate, openai_error_response
 from lowtide.emulator.openai.routes import openai_routes
-from lowtide.emulator.openai.webhooks import WebhookSender
 
 __all__ = ["OpenAIEmulation"]
 

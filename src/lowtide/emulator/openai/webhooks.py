@@ -1,31 +1,17 @@
-"""The emulated OpenAI account's batch webhooks: when a batch ends (on the emulator's clock) an event
-(`batch.completed`, `batch.failed`, `batch.expired`, `batch.cancelled`) is POSTed to each endpoint configured, signed
-as OpenAI signs them (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature` over
-`id.timestamp.body` with HMAC-SHA256 and the endpoint's `whsec_` secret), retried with backoff until answered 2xx."""
+"""The emulated OpenAI account's batch webhooks: when a batch ends, `batch.completed`, `batch.failed`,
+`batch.expired` or `batch.cancelled`, its `id` an event id and its `data.id` the batch's, sent as OpenAI sends them
+(`lowtide.emulator.core.webhooks`)."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import logging
-import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from lowtide.core.clock import Clock
+from lowtide.emulator.core.webhooks import WebhookSender
 from lowtide.emulator.openai.batches import BatchStatus, OpenAIBatch
-from lowtide.webhooks.signing import check_secret, signed_headers
 
-if TYPE_CHECKING:
-    import httpx
-
-__all__ = ["RETRY_BACKOFF", "WebhookEndpoint", "WebhookSender", "signed_delivery"]
-
-RETRY_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0)
-"""Seconds (on the emulator's clock) before each new try of a delivery not answered 2xx: six tries in all. OpenAI
-retries for three days; an emulator's receiver is up within seconds or not at all."""
+__all__ = ["OpenAIWebhookEvents", "openai_webhooks"]
 
 _EVENTS: dict[BatchStatus, str] = {
     "completed": "batch.completed",
@@ -34,107 +20,29 @@ _EVENTS: dict[BatchStatus, str] = {
     "cancelled": "batch.cancelled",
 }
 
-_log = logging.getLogger("lowtide.emulator.webhooks")
 
+class OpenAIWebhookEvents:
+    """OpenAI's batch events, of the batches `find` finds."""
 
-@dataclass(frozen=True)
-class WebhookEndpoint:
-    """Where the account's batch events go, and the secret (`whsec_<base64>`) they are signed with; `transport`
-    reaches `url` without a socket (a receiver in the same process), by default the network."""
-
-    url: str
-    secret: str = field(repr=False)
-    transport: httpx.AsyncBaseTransport | None = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.url.startswith(("http://", "https://")):
-            raise ValueError(f"a webhook endpoint is an http(s) URL, not {self.url!r}")
-        check_secret(self.secret)
-
-
-def signed_delivery(event: dict[str, object], secret: str, *, msg_id: str, at: float) -> tuple[bytes, dict[str, str]]:
-    """`event`'s body and headers as OpenAI delivers it, signed with `secret` at the Unix time `at`."""
-    body = json.dumps(event, separators=(",", ":")).encode()
-    headers = signed_headers(body, secret, msg_id=msg_id, at=at)
-    return body, {**headers, "user-agent": "OpenAI/1.0 (+https://platform.openai.com/docs/webhooks)"}
-
-
-class WebhookSender:
-    """Sends each batch's end to the configured endpoints, once per endpoint (a delivery retried until answered 2xx
-    carries the same event id, signed again), on the emulator's clock. `drop_next(n)` loses the next `n` deliveries
-    (a fault: the event is never sent); `sent` counts the deliveries answered 2xx."""
+    user_agent = "OpenAI/1.0 (+https://platform.openai.com/docs/webhooks)"
 
     def __init__(self, clock: Clock, find: Callable[[str], OpenAIBatch]) -> None:
         self._clock = clock
         self._find = find
-        self.endpoints: list[WebhookEndpoint] = []
-        self.sent = 0
-        self._dropping = 0
-        self._watching: dict[str, asyncio.Task[None]] = {}
 
-    def add(self, url: str, secret: str, *, transport: httpx.AsyncBaseTransport | None = None) -> WebhookEndpoint:
-        """Send every batch's end to `url` from now on, signed with `secret`; ValueError for a bad one."""
-        endpoint = WebhookEndpoint(url, secret, transport)
-        self.endpoints.append(endpoint)
-        return endpoint
+    def ended_at(self, batch_id: str) -> float:
+        return self._find(batch_id).ended_at
 
-    def drop_next(self, times: int = 1) -> None:
-        self._dropping += times
-
-    def reset(self) -> None:
-        """Forget the batches watched and the counts; the endpoints stay (the emulator's command line set them)."""
-        for task in self._watching.values():
-            task.cancel()
-        self._watching.clear()
-        self.sent = 0
-        self._dropping = 0
-
-    def watch(self, batch_id: str) -> None:
-        """Send `batch_id`'s end when it comes (again from its start after a cancel, which moves its end)."""
-        if not self.endpoints:
-            return
-        running = self._watching.pop(batch_id, None)
-        if running is not None:
-            running.cancel()
-        task = asyncio.ensure_future(self._deliver_at_end(batch_id))
-        self._watching[batch_id] = task
-        task.add_done_callback(lambda done: self._watching.pop(batch_id, None) if done is task else None)
-
-    async def _deliver_at_end(self, batch_id: str) -> None:
-        batch = self._find(batch_id)
-        while (wait := batch.ended_at - self._clock.now()) > 0:
-            await self._clock.sleep(wait)
-        event: dict[str, object] = {
+    def event(self, batch_id: str) -> dict[str, object]:
+        return {
             "id": f"evt_{uuid.uuid4().hex}",
             "object": "event",
             "created_at": int(self._clock.now()),
-            "type": _EVENTS[batch.final_status()],
-            "data": {"id": batch.id},
+            "type": _EVENTS[self._find(batch_id).final_status()],
+            "data": {"id": batch_id},
         }
-        await asyncio.gather(*(self._deliver(endpoint, event) for endpoint in list(self.endpoints)))
 
-    async def _deliver(self, endpoint: WebhookEndpoint, event: dict[str, object]) -> None:
-        if self._dropping > 0:
-            self._dropping -= 1
-            _log.info("Dropped the webhook %s (%s) for %s: a fault.", event["id"], event["type"], endpoint.url)
-            return
-        msg_id = f"wh_{uuid.uuid4().hex}"  # one per event and endpoint, as Standard Webhooks' `webhook-id` is
-        import httpx  # here: an emulator with no endpoint loads no HTTP client (httpx's import loads its CLI's rich)
 
-        for wait in (0.0, *RETRY_BACKOFF):
-            if wait:
-                await self._clock.sleep(wait)
-            # Signed with the wall clock's time, whatever the emulator's clock says: receivers check against theirs.
-            body, headers = signed_delivery(event, endpoint.secret, msg_id=msg_id, at=time.time())
-            try:
-                # A client per try: the emulator may serve several event loops in turn (a test's each), never two.
-                async with httpx.AsyncClient(timeout=10.0, transport=endpoint.transport) as client:
-                    answer = await client.post(endpoint.url, content=body, headers=headers)
-            except httpx.HTTPError as error:
-                _log.info("Webhook %s to %s not delivered: %s", event["id"], endpoint.url, type(error).__name__)
-                continue
-            if answer.is_success:
-                self.sent += 1
-                return
-            _log.info("Webhook %s to %s answered %d", event["id"], endpoint.url, answer.status_code)
-        _log.warning("Webhook %s to %s given up after %d tries.", event["id"], endpoint.url, len(RETRY_BACKOFF) + 1)
+def openai_webhooks(clock: Clock, find: Callable[[str], OpenAIBatch]) -> WebhookSender:
+    """The sender of OpenAI's batch webhooks for the batches `find` finds."""
+    return WebhookSender(clock, OpenAIWebhookEvents(clock, find))

@@ -6,11 +6,9 @@ never runs a tool twice."""
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from types import SimpleNamespace
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
@@ -20,10 +18,10 @@ from langchain_core.tools import BaseTool, tool
 from pydantic import ConfigDict
 
 from lowtide.actor import Actor
-from lowtide.agents.agent import Agent, AgentHandle, LedgerLike
+from lowtide.agents.agent import AgentHandle, LedgerLike
 from lowtide.agents.context import AgentContext
-from lowtide.agents.values import reference_of
 from lowtide.errors import AgentError
+from lowtide.integrations.durable import FrameworkAgent, journaled_object, tool_step
 from lowtide.integrations.langchain.messages import to_ai_message
 from lowtide.integrations.langchain.model import LowtideChatModel
 
@@ -72,7 +70,7 @@ class _Carried(Exception):
         self.flow = flow
 
 
-class DurableToolAgent(Agent):
+class DurableToolAgent(FrameworkAgent):
     """A LangChain tool-calling agent made durable: `DurableToolAgent(actor, [weather, post_note], name="helper")`,
     assigned at the top of a module under that `name`, so that `lowtide agents resume` imports it again.
 
@@ -91,21 +89,11 @@ class DurableToolAgent(Agent):
         system_prompt: str | None = None,
         max_turns: int = 10,
     ) -> None:
-        self._actor = actor
         self.tools = [found if isinstance(found, BaseTool) else tool(found) for found in tools]
         self._by_name = {found.name: found for found in self.tools}
         self.system_prompt = system_prompt
         self.max_turns = max_turns
-        caller = inspect.currentframe()
-        module = caller.f_back.f_globals.get("__name__", "?") if caller and caller.f_back else "?"
-        super().__init__(self._advance)
-        self.reference = reference_of(SimpleNamespace(__module__=module, __qualname__=name))
-
-    @property
-    def actor(self) -> Actor:
-        """The actor the model's calls go through: given, or what `actor=make_actor` makes each time a run is
-        advanced."""
-        return self._actor if isinstance(self._actor, Actor) else self._actor()
+        super().__init__(self._advance, actor, name=name)
 
     async def start(  # pyright: ignore[reportIncompatibleMethodOverride] - a prompt, not the function's arguments
         self,
@@ -147,16 +135,14 @@ class DurableToolAgent(Agent):
             return ToolMessage(f"Error: there is no tool {name!r} (the tools: {known}).", tool_call_id=call_id,
                                status="error")  # fmt: skip
 
-        async def called(tool_name: str, arguments: dict[str, Any]) -> Any:
+        async def called() -> Any:
             try:
-                return await found.ainvoke(arguments)
+                return await found.ainvoke(call["args"])
             except Exception as exc:  # a tool's error is the model's to hear, journaled so that it is heard once
                 return {_TOOL_FAILED: f"{type(exc).__name__}: {exc}"}
 
-        called.__module__, called.__qualname__ = "langchain", f"tool {name}"  # the journal names the step so
-        value: Any = await ctx.step(called, name, call["args"])
-        said: dict[str, Any] = value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
-        failed = said.get(_TOOL_FAILED)
+        value: Any = await tool_step(ctx, "langchain", name, call["args"], called)
+        failed = journaled_object(value).get(_TOOL_FAILED)
         if failed is not None:
             return ToolMessage(f"Error: {failed}", tool_call_id=call_id, status="error")
         return ToolMessage(value if isinstance(value, str) else json.dumps(value), tool_call_id=call_id)

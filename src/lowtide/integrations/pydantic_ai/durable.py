@@ -5,11 +5,9 @@ Temporal and DBOS integrations do, it wraps the agent through its public interfa
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from types import SimpleNamespace
 from typing import Any
 
 from pydantic_ai import Agent as PydanticAgent
@@ -22,9 +20,9 @@ from pydantic_ai.toolsets import WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from lowtide.actor import Actor
-from lowtide.agents.agent import Agent, AgentHandle, LedgerLike
+from lowtide.agents.agent import AgentHandle, LedgerLike
 from lowtide.agents.context import AgentContext, Decision
-from lowtide.agents.values import reference_of
+from lowtide.integrations.durable import FrameworkAgent, journaled_object, tool_step
 from lowtide.integrations.pydantic_ai.messages import Call
 from lowtide.integrations.pydantic_ai.model import LowtideModel
 from lowtide.integrations.pydantic_ai.run_input import DepsFactory, RunInput, stored_input
@@ -59,7 +57,7 @@ class _JournaledToolset(WrapperToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
-        async def called(tool_name: str, arguments: dict[str, Any]) -> Any:
+        async def called() -> Any:
             try:
                 return await self.wrapped.call_tool(name, tool_args, ctx, tool)
             except ModelRetry as retry:
@@ -67,8 +65,7 @@ class _JournaledToolset(WrapperToolset[Any]):
             except (ApprovalRequired, CallDeferred) as deferred:
                 return {_RAISED: type(deferred).__name__, "metadata": deferred.metadata}
 
-        called.__module__, called.__qualname__ = "pydantic-ai", f"tool {name}"  # the journal names the step so
-        value: Any = await self.journal.step(called, name, tool_args)
+        value: Any = await tool_step(self.journal, "pydantic-ai", name, tool_args, called)
         raised = _raised(value)
         if raised is not None:
             raise raised
@@ -77,7 +74,7 @@ class _JournaledToolset(WrapperToolset[Any]):
 
 def _raised(value: Any) -> Exception | None:
     """The control-flow exception a tool raised, as journaled (see `_RAISED`), or None for a tool's result."""
-    said: dict[str, Any] = value if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+    said = journaled_object(value)
     if said.get(_RAISED) == "retry":
         return ModelRetry(said["message"])
     if said.get(_RAISED) in ("ApprovalRequired", "CallDeferred"):
@@ -90,7 +87,7 @@ def _question(call: ToolCallPart) -> str:
     return f"Run the tool {call.tool_name}?"
 
 
-class DurableAgent(Agent):
+class DurableAgent(FrameworkAgent):
     """A pydantic-ai agent made durable: `DurableAgent(agent, actor, name="forecast")`, assigned at the top of a
     module under that `name`, so that `lowtide agents resume` imports it again. `start(prompt, run_id=...)` returns
     once the run has parked on its first request's batch; every tool call runs once; a tool with
@@ -102,17 +99,7 @@ class DurableAgent(Agent):
 
     def __init__(self, wrapped: PydanticAgent[Any, Any], actor: Actor | Callable[[], Actor], *, name: str) -> None:
         self.wrapped = wrapped
-        self._actor = actor
-        caller = inspect.currentframe()
-        module = caller.f_back.f_globals.get("__name__", "?") if caller and caller.f_back else "?"
-        super().__init__(self._advance)
-        self.reference = reference_of(SimpleNamespace(__module__=module, __qualname__=name))
-
-    @property
-    def actor(self) -> Actor:
-        """The actor the agent's requests go through: given, or what `actor=make_actor` makes each time a run is
-        advanced (so that it can keep one per process, or per ledger, as it likes)."""
-        return self._actor if isinstance(self._actor, Actor) else self._actor()
+        super().__init__(self._advance, actor, name=name)
 
     async def start(  # pyright: ignore[reportIncompatibleMethodOverride] - a prompt and pydantic-ai's run options
         self,

@@ -48,13 +48,22 @@ class MemoryBatches:
             found = [batch_record(b) for b in self.tables.batches.values() if wanted is None or b.state in wanted]
         return sorted(found, key=lambda b: (b.intent_at, b.id))
 
-    def batch_durations(self, provider: str, *, last: int) -> list[float]:
+    def batch_durations(
+        self, provider: str, *, last: int, endpoint: str | None = None, requests: tuple[int, int] | None = None
+    ) -> list[float]:
         ended = (BatchState.ENDED, BatchState.COLLECTED)
+        fewest, most = requests if requests is not None else (0, None)
         with self.lock:
             found = [
                 (b.ended_at, b.ended_at - b.submitted_at)
                 for b in self.tables.batches.values()
-                if b.provider == provider and b.state in ended and b.submitted_at is not None and b.ended_at is not None
+                if b.provider == provider
+                and b.state in ended
+                and b.submitted_at is not None
+                and b.ended_at is not None
+                and (endpoint is None or b.endpoint == endpoint)
+                and fewest <= b.request_count
+                and (most is None or b.request_count <= most)
             ]
         return [max(0.0, seconds) for _, seconds in sorted(found, reverse=True)[:last]]
 

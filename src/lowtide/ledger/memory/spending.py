@@ -20,6 +20,7 @@ from lowtide.ledger.spend_records import (
     SpendEntry,
     SpendLine,
     audits_of,
+    cancel_audits,
     day_of,
     distinct,
     judge_all,
@@ -61,13 +62,15 @@ class MemorySpending:
 
     def reserve_all(self, entries: Sequence[SpendEntry]) -> Admission:
         with self._lock:
-            new = distinct(e for e in entries if e.key not in self._entries)
+            # A key let go before (its call failed, or its batch was cancelled) is judged and reserved anew.
+            new = distinct(e for e in entries if e.key not in self._entries or e.key in self._released)
             if not new:
                 return Admission(Decimal(0))
             at = new[0].created_at
             admission = judge_all(new, [self._standing(cap, at) for cap in owners_caps(self._caps.values(), new)])
             if admission.admitted:
                 self._entries.update((e.key, e) for e in new)
+                self._released.difference_update(e.key for e in new)
             self._audit.extend(audits_of(new, admission))
             return admission
 
@@ -85,6 +88,12 @@ class MemorySpending:
                 self._audit.append(
                     AuditRecord(at, AuditAction.RELEASE, key, entry.owner, entry.actor, worst, None, host)
                 )
+
+    def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        with self._lock:
+            released = [self._entries[k] for k in dict.fromkeys(keys) if k in self._entries and k not in self._released]
+            self._released.update(e.key for e in released)
+            self._audit.extend(cancel_audits(batch, released, at=at, host=host))
 
     def record_audit(self, record: AuditRecord) -> None:
         with self._lock:
@@ -133,7 +142,7 @@ class MemorySpending:
         if r is None:
             return spend_of(entry, None, None, entry.key in self._released)
         if t.view_state(r) in _UNANSWERED:
-            return spend_of(entry, False, None, False)
+            return spend_of(entry, False, None, entry.key in self._released)
         o = t.outcome(r)
         return spend_of(entry, True, o.cost_usd if o is not None else None, False)
 

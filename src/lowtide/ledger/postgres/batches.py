@@ -342,11 +342,15 @@ def batches(*, states: Iterable[BatchState] | None) -> Op[list[BatchRecord]]:
     return [batch_record(row) for row in reply.dicts()]
 
 
-def batch_durations(provider: str, *, last: int) -> Op[list[float]]:
+def batch_durations(
+    provider: str, *, last: int, endpoint: str | None = None, requests: tuple[int, int] | None = None
+) -> Op[list[float]]:
+    fewest, most = requests if requests is not None else (None, None)
     reply = yield Sql(
         "SELECT ended_at - submitted_at FROM batches WHERE provider = %s AND state IN ('ended', 'collected')"
-        " AND submitted_at IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT %s",
-        (provider, last),
+        " AND submitted_at IS NOT NULL AND ended_at IS NOT NULL AND (%s::text IS NULL OR endpoint = %s)"
+        " AND (%s::bigint IS NULL OR request_count BETWEEN %s AND %s) ORDER BY ended_at DESC LIMIT %s",
+        (provider, endpoint, endpoint, fewest, fewest, most, last),
     )
     return [max(0.0, float(row[0])) for row in reply.rows]
 

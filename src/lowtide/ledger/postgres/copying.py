@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, LiteralString
 
 from lowtide.errors import ConfigurationError
-from lowtide.ledger.postgres.schema import CURRENT_MEMBERSHIP, KINDS, NEW_FORM
+from lowtide.ledger.postgres.forms import CURRENT_MEMBERSHIP, KINDS, NEW_FORM
 from lowtide.ledger.postgres.steps import CHUNK
 from lowtide.ledger.records import COPIED
 

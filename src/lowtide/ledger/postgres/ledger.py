@@ -308,8 +308,10 @@ class PostgresLedger(StoreDefaults):
     def batches(self, *, states: Iterable[BatchState] | None = None) -> list[BatchRecord]:
         return run(self._pool, "read batches", partial(batches.batches, states=states), transaction=False)
 
-    def batch_durations(self, provider: str, *, last: int) -> list[float]:
-        op = partial(batches.batch_durations, provider, last=last)
+    def batch_durations(
+        self, provider: str, *, last: int, endpoint: str | None = None, requests: tuple[int, int] | None = None
+    ) -> list[float]:
+        op = partial(batches.batch_durations, provider, last=last, endpoint=endpoint, requests=requests)
         return run(self._pool, "read batch durations", op, transaction=False)
 
     def record_create_step(self, batch_id: str, step: str, value: str) -> None:

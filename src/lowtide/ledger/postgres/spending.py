@@ -25,6 +25,7 @@ from lowtide.ledger.spend_records import (
     SpendEntry,
     SpendLine,
     audits_of,
+    cancel_audits,
     day_of,
     distinct,
     judge_all,
@@ -41,8 +42,7 @@ T = TypeVar("T")
 _WAITING: LiteralString = "v.state IN ('pending', 'submitting', 'waiting-on-batch')"
 _SPENT: LiteralString = f"CASE WHEN v.key IS NULL OR {_WAITING} THEN 0 ELSE COALESCE(v.cost_usd::numeric, 0) END"
 _RESERVED: LiteralString = (
-    f"CASE WHEN (v.key IS NULL AND NOT e.released) OR (v.key IS NOT NULL AND {_WAITING})"
-    " THEN e.worst_case_usd ELSE 0 END"
+    f"CASE WHEN NOT e.released AND (v.key IS NULL OR {_WAITING}) THEN e.worst_case_usd ELSE 0 END"
 )
 _SPEND: LiteralString = "FROM spend_entries e LEFT JOIN request_view v ON v.key = e.key"
 _AUDIT: LiteralString = "at, action, subject, team, project, tags, actor, worst_case_usd, cap_left_usd, host"
@@ -75,6 +75,9 @@ class PostgresSpending:
 
     def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
         run(self._pool, "release reservations", partial(_release, keys, at, host))
+
+    def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        run(self._pool, "let go of a cancelled batch's reservations", partial(_cancel, batch, keys, at, host))
 
     def record_audit(self, record: AuditRecord) -> None:
         run(self._pool, "record an audit record", partial(_record_audit, record))
@@ -133,7 +136,9 @@ def _caps() -> Op[list[SpendCap]]:
 
 def _reserve(entries: Sequence[SpendEntry]) -> Op[Admission]:
     given = distinct(entries)
-    recorded = yield Sql("SELECT key FROM spend_entries WHERE key = ANY(%s::text[])", ([e.key for e in given],))
+    recorded = yield Sql(
+        "SELECT key FROM spend_entries WHERE key = ANY(%s::text[]) AND NOT released", ([e.key for e in given],)
+    )
     known = {row[0] for row in recorded.rows}
     new = [e for e in given if e.key not in known]
     if not new:
@@ -162,7 +167,11 @@ def _reserve(entries: Sequence[SpendEntry]) -> Op[Admission]:
         inserted = yield Sql(
             "INSERT INTO spend_entries (key, team, project, tags, actor, model, worst_case_usd, created_at, host)"
             " SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],"
-            " %s::numeric[], %s::float8[], %s::text[]) ON CONFLICT (key) DO NOTHING RETURNING key",
+            " %s::numeric[], %s::float8[], %s::text[])"
+            " ON CONFLICT (key) DO UPDATE SET team = excluded.team, project = excluded.project, tags = excluded.tags,"
+            " actor = excluded.actor, model = excluded.model, worst_case_usd = excluded.worst_case_usd,"
+            " created_at = excluded.created_at, host = excluded.host, released = FALSE WHERE spend_entries.released"
+            " RETURNING key",
             (
                 [e.key for e in new], [e.owner.team for e in new], [e.owner.project for e in new],
                 [tags_json(e.owner.tags) for e in new], [e.actor for e in new], [e.model for e in new],
@@ -170,7 +179,8 @@ def _reserve(entries: Sequence[SpendEntry]) -> Op[Admission]:
             ),
         )  # fmt: skip
         mine = {row[0] for row in inserted.rows}
-        # A key admitted by another host at this very moment (no cap locked between them) keeps its first owner.
+        # A key admitted by another host at this very moment (no cap locked between them) keeps its first owner; one
+        # let go before (its call failed, or its batch was cancelled) is admitted anew.
         new = [e for e in new if e.key in mine]
     yield from _record_audits(audits_of(new, admission))
     return admission
@@ -189,6 +199,19 @@ def _release(keys: Sequence[str], at: float, host: str) -> Op[None]:
             for key, team, project, tags, actor, worst in reply.rows
         ]
     )  # fmt: skip
+
+
+def _cancel(batch: str, keys: Sequence[str], at: float, host: str) -> Op[None]:
+    reply = yield Sql(
+        "UPDATE spend_entries SET released = TRUE WHERE key = ANY(%s::text[]) AND NOT released"
+        " RETURNING key, team, project, tags, actor, model, worst_case_usd, created_at, host",
+        (list(keys),),
+    )
+    released = [
+        SpendEntry(key, Owner(team, project, tags_of(tags)), actor, model, Decimal(worst), created, made_on)
+        for key, team, project, tags, actor, model, worst, created, made_on in reply.rows
+    ]
+    yield from _record_audits(cancel_audits(batch, released, at=at, host=host))
 
 
 def _record_audit(r: AuditRecord) -> Op[None]:

@@ -28,7 +28,7 @@ from lowtide.ledger.records import (
 )
 from lowtide.ledger.sqlite.connection import chunks
 from lowtide.ledger.sqlite.requests import RequestRows
-from lowtide.ledger.sqlite.schema import add_totals, last_result
+from lowtide.ledger.sqlite.totals import add_totals, last_result
 
 T = TypeVar("T")
 
@@ -282,12 +282,16 @@ class BatchRows(RequestRows):
             rows = self._db.execute(query + " ORDER BY intent_at, id", args).fetchall()
         return [batch_record(row) for row in rows]
 
-    def batch_durations(self, provider: str, *, last: int) -> list[float]:
+    def batch_durations(
+        self, provider: str, *, last: int, endpoint: str | None = None, requests: tuple[int, int] | None = None
+    ) -> list[float]:
+        fewest, most = requests if requests is not None else (None, None)
         with self._reading():
             rows = self._db.execute(
                 "SELECT ended_at - submitted_at FROM batches WHERE provider = ? AND state IN ('ended', 'collected')"
-                " AND submitted_at IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT ?",
-                (provider, last),
+                " AND submitted_at IS NOT NULL AND ended_at IS NOT NULL AND (? IS NULL OR endpoint = ?)"
+                " AND (? IS NULL OR request_count BETWEEN ? AND ?) ORDER BY ended_at DESC LIMIT ?",
+                (provider, endpoint, endpoint, fewest, fewest, most, last),
             ).fetchall()
         return [max(0.0, float(row[0])) for row in rows]
 

@@ -22,8 +22,9 @@ from lowtide.ledger.sqlite.journal import SqliteJournal
 from lowtide.ledger.sqlite.outbox import OutboxRows
 from lowtide.ledger.sqlite.quotas import LedgerQuotaStore
 from lowtide.ledger.sqlite.runs import RunStore
-from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, add_totals, statements
+from lowtide.ledger.sqlite.schema import NEW_FORM, REQUEST_BATCH, statements
 from lowtide.ledger.sqlite.spending import SqliteSpending
+from lowtide.ledger.sqlite.totals import add_totals
 from lowtide.ledger.sqlite.unkeyed import adopt_unkeyed, holds_unkeyed
 from lowtide.ledger.sqlite.views import SqliteViews
 from lowtide.ledger.sqlite.webhooks import WebhookRows

@@ -26,7 +26,8 @@ from lowtide.ledger.runs import (
     run_record,
 )
 from lowtide.ledger.sqlite.connection import SqliteFile
-from lowtide.ledger.sqlite.schema import REQUEST_OUTCOME, REQUEST_STATE, add_totals, last_result, latest_membership
+from lowtide.ledger.sqlite.schema import REQUEST_OUTCOME, REQUEST_STATE, latest_membership
+from lowtide.ledger.sqlite.totals import add_totals, last_result
 
 __all__ = ["RunStore"]
 

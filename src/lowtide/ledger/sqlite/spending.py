@@ -21,6 +21,7 @@ from lowtide.ledger.spend_records import (
     SpendEntry,
     SpendLine,
     audits_of,
+    cancel_audits,
     day_of,
     distinct,
     judge_all,
@@ -36,12 +37,15 @@ __all__ = ["SqliteSpending"]
 
 _WAITING = f"{REQUEST_STATE} IN ('pending', 'submitting', 'waiting-on-batch')"
 _SPENT = f"CASE WHEN r.key IS NULL OR {_WAITING} THEN 0 ELSE COALESCE(CAST(o.cost_usd AS REAL), 0) END"
-_RESERVED = (
-    f"CASE WHEN (r.key IS NULL AND e.released = 0) OR (r.key IS NOT NULL AND {_WAITING})"
-    " THEN CAST(e.worst_case_usd AS REAL) ELSE 0 END"
-)
+_RESERVED = f"CASE WHEN e.released = 0 AND (r.key IS NULL OR {_WAITING}) THEN CAST(e.worst_case_usd AS REAL) ELSE 0 END"
 _SPEND = f"FROM spend_entries e LEFT JOIN requests r ON r.key = e.key {REQUEST_OUTCOME}"
 """Each admitted request with its state and answer: spent once answered, its worst case reserved until then."""
+_AGAIN = (
+    "ON CONFLICT (key) DO UPDATE SET team = excluded.team, project = excluded.project, tags = excluded.tags,"
+    " actor = excluded.actor, model = excluded.model, worst_case_usd = excluded.worst_case_usd,"
+    " created_at = excluded.created_at, host = excluded.host, released = 0"
+)
+"""A key let go before (its call failed, or its batch was cancelled), admitted again: judged and reserved anew."""
 _AUDIT = "at, action, subject, team, project, tags, actor, worst_case_usd, cap_left_usd, host"
 
 
@@ -78,7 +82,8 @@ class SqliteSpending:
             known: set[str] = set()
             for chunk in chunks([e.key for e in given]):
                 marks = ", ".join("?" * len(chunk))
-                known.update(k for (k,) in db.execute(f"SELECT key FROM spend_entries WHERE key IN ({marks})", chunk))
+                held = f"SELECT key FROM spend_entries WHERE key IN ({marks}) AND released = 0"
+                known.update(k for (k,) in db.execute(held, chunk))
             new = [e for e in given if e.key not in known]
             if not new:
                 return Admission(Decimal(0))
@@ -88,7 +93,7 @@ class SqliteSpending:
             if admission.admitted:
                 db.executemany(
                     "INSERT INTO spend_entries (key, team, project, tags, actor, model, worst_case_usd, created_at,"
-                    " host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f" host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) {_AGAIN}",
                     [
                         (e.key, e.owner.team, e.owner.project, tags_json(e.owner.tags), e.actor, e.model,
                          str(e.worst_case_usd), e.created_at, e.host)
@@ -112,6 +117,20 @@ class SqliteSpending:
                 if row is not None:
                     owner = Owner(row[0], row[1], tags_of(row[2]))
                     _audit(db, AuditRecord(at, AuditAction.RELEASE, key, owner, row[3], Decimal(row[4]), None, host))
+
+    def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        with self.ledger.transaction() as db:
+            released: list[SpendEntry] = []
+            for key in dict.fromkeys(keys):
+                row = db.execute(
+                    "UPDATE spend_entries SET released = 1 WHERE key = ? AND released = 0"
+                    " RETURNING team, project, tags, actor, model, worst_case_usd, created_at, host",
+                    (key,),
+                ).fetchone()
+                if row is not None:
+                    owner = Owner(row[0], row[1], tags_of(row[2]))
+                    released.append(SpendEntry(key, owner, row[3], row[4], Decimal(row[5]), row[6], row[7]))
+            _audits(db, cancel_audits(batch, released, at=at, host=host))
 
     def record_audit(self, record: AuditRecord) -> None:
         with self.ledger.transaction() as db:

@@ -9,7 +9,7 @@ batch per model, outside the ledger: no key, nothing recorded, and calling it tw
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from lowtide import ActorRequest, BatchProcessingMode, Provider, ProviderOptions
 from lowtide.providers import BatchCodec, InputLimits, OneBatchCalls, Wire, credential_of
@@ -18,6 +18,10 @@ from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
 from lowtide.providers.gemini.checks import Checks
 from lowtide.providers.gemini.client import BASE_URL_ENV, build_client
 from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME, options_in
+
+if TYPE_CHECKING:
+    from lowtide.providers.gemini.webhooks import GeminiWebhooks
+    from lowtide.webhooks.events import WebhookVerifier
 
 __all__ = ["GOOGLE_BASE_URL", "GeminiBatchProvider"]
 
@@ -52,6 +56,16 @@ class GeminiBatchProvider(OneBatchCalls[GeminiBatchBackend], Provider):
         inline_bytes = options_in(options.provider_options).batch_inline_bytes
         if inline_bytes is not None:
             self.backend.inline_bytes = inline_bytes
+        self._webhooks: GeminiWebhooks | None = None
+
+    def webhook_verifier(self) -> WebhookVerifier:
+        """The Gemini API's batch webhooks to a project's endpoint, verified with `$GEMINI_WEBHOOK_SECRET`
+        (`webhooks.py`)."""
+        if self._webhooks is None:
+            from lowtide.providers.gemini.webhooks import GeminiWebhooks
+
+            self._webhooks = GeminiWebhooks()
+        return self._webhooks
 
     async def preflight(self, request: ActorRequest) -> None:
         """As in live mode: the model looked up, `max_tokens` and the input within its limits, before anything is

@@ -1,0 +1,144 @@
+"""An emulated API's batch webhooks (Standard Webhooks, as OpenAI and the Gemini API send them): when a batch ends (on
+the emulator's clock) its event is POSTed to each endpoint configured, signed with the endpoint's `whsec_` secret
+(`webhook-id`, `webhook-timestamp`, `webhook-signature` over `id.timestamp.body` with HMAC-SHA256), retried with
+backoff until answered 2xx. The API's emulation says when a batch ends and what its event says (`WebhookEvents`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from lowtide.core.clock import Clock
+from lowtide.webhooks.signing import check_secret, signed_headers
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["RETRY_BACKOFF", "WebhookEndpoint", "WebhookEvents", "WebhookSender", "signed_delivery"]
+
+RETRY_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0)
+"""Seconds (on the emulator's clock) before each new try of a delivery not answered 2xx: six tries in all. The APIs
+retry for a day or three; an emulator's receiver is up within seconds or not at all."""
+
+_log = logging.getLogger("lowtide.emulator.webhooks")
+
+
+class WebhookEvents(Protocol):
+    """What one API's webhooks say: when a batch ends, and the event its end is (built when it comes)."""
+
+    user_agent: str
+
+    def ended_at(self, batch_id: str) -> float:
+        """When (on the emulator's clock) the batch `batch_id` ends, as things stand."""
+        ...
+
+    def event(self, batch_id: str) -> dict[str, object]:
+        """The event the API sends when the batch `batch_id` has ended."""
+        ...
+
+
+@dataclass(frozen=True)
+class WebhookEndpoint:
+    """Where the account's batch events go, and the secret (`whsec_<base64>`) they are signed with; `transport`
+    reaches `url` without a socket (a receiver in the same process), by default the network."""
+
+    url: str
+    secret: str = field(repr=False)
+    transport: httpx.AsyncBaseTransport | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"a webhook endpoint is an http(s) URL, not {self.url!r}")
+        check_secret(self.secret)
+
+
+def signed_delivery(
+    event: dict[str, object], secret: str, *, msg_id: str, at: float, user_agent: str
+) -> tuple[bytes, dict[str, str]]:
+    """`event`'s body and headers as the API delivers it, signed with `secret` at the Unix time `at`."""
+    body = json.dumps(event, separators=(",", ":")).encode()
+    headers = signed_headers(body, secret, msg_id=msg_id, at=at)
+    return body, {**headers, "user-agent": user_agent}
+
+
+class WebhookSender:
+    """Sends each batch's end to the configured endpoints, once per endpoint (a delivery retried until answered 2xx
+    carries the same event and `webhook-id`, signed again), on the emulator's clock. `drop_next(n)` loses the next `n`
+    deliveries (a fault: the event is never sent); `sent` counts the deliveries answered 2xx."""
+
+    def __init__(self, clock: Clock, events: WebhookEvents) -> None:
+        self._clock = clock
+        self._events = events
+        self.endpoints: list[WebhookEndpoint] = []
+        self.sent = 0
+        self._dropping = 0
+        self._watching: dict[str, asyncio.Task[None]] = {}
+
+    def add(self, url: str, secret: str, *, transport: httpx.AsyncBaseTransport | None = None) -> WebhookEndpoint:
+        """Send every batch's end to `url` from now on, signed with `secret`; ValueError for a bad one."""
+        endpoint = WebhookEndpoint(url, secret, transport)
+        self.endpoints.append(endpoint)
+        return endpoint
+
+    def drop_next(self, times: int = 1) -> None:
+        self._dropping += times
+
+    def reset(self) -> None:
+        """Forget the batches watched and the counts; the endpoints stay (the emulator's command line set them)."""
+        for task in self._watching.values():
+            task.cancel()
+        self._watching.clear()
+        self.sent = 0
+        self._dropping = 0
+
+    def watch(self, batch_id: str) -> None:
+        """Send `batch_id`'s end when it comes (again from its start after a cancel, which moves its end)."""
+        if not self.endpoints:
+            return
+        running = self._watching.pop(batch_id, None)
+        if running is not None:
+            running.cancel()
+        task = asyncio.ensure_future(self._deliver_at_end(batch_id))
+        self._watching[batch_id] = task
+        task.add_done_callback(lambda done: self._watching.pop(batch_id, None) if done is task else None)
+
+    async def _deliver_at_end(self, batch_id: str) -> None:
+        while (wait := self._events.ended_at(batch_id) - self._clock.now()) > 0:
+            await self._clock.sleep(wait)
+        event = self._events.event(batch_id)
+        await asyncio.gather(*(self._deliver(endpoint, event) for endpoint in list(self.endpoints)))
+
+    async def _deliver(self, endpoint: WebhookEndpoint, event: dict[str, object]) -> None:
+        msg_id = f"wh_{uuid.uuid4().hex}"  # one per event and endpoint, as Standard Webhooks' `webhook-id` is
+        kind = event.get("type")
+        if self._dropping > 0:
+            self._dropping -= 1
+            _log.info("Dropped the webhook %s (%s) for %s: a fault.", msg_id, kind, endpoint.url)
+            return
+        import httpx  # here: an emulator with no endpoint loads no HTTP client (httpx's import loads its CLI's rich)
+
+        for wait in (0.0, *RETRY_BACKOFF):
+            if wait:
+                await self._clock.sleep(wait)
+            # Signed with the wall clock's time, whatever the emulator's clock says: receivers check against theirs.
+            body, headers = signed_delivery(
+                event, endpoint.secret, msg_id=msg_id, at=time.time(), user_agent=self._events.user_agent
+            )
+            try:
+                # A client per try: the emulator may serve several event loops in turn (a test's each), never two.
+                async with httpx.AsyncClient(timeout=10.0, transport=endpoint.transport) as client:
+                    answer = await client.post(endpoint.url, content=body, headers=headers)
+            except httpx.HTTPError as error:
+                _log.info("Webhook %s (%s) to %s not delivered: %s", msg_id, kind, endpoint.url, type(error).__name__)
+                continue
+            if answer.is_success:
+                self.sent += 1
+                return
+            _log.info("Webhook %s (%s) to %s answered %d", msg_id, kind, endpoint.url, answer.status_code)
+        _log.warning("Webhook %s (%s) to %s given up after %d tries.", msg_id, kind, endpoint.url,
+                     len(RETRY_BACKOFF) + 1)  # fmt: skip
