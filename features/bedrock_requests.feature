@@ -121,7 +121,7 @@ Feature: What a Bedrock actor sends to Converse, and what it reads back
 
     Examples:
       | what                              | settings                                                                        | says                                                |
-      | A tool_choice naming no tool sent | {tools: [{name: log_tide}], tool_choice: {type: tool, name: ring_bell}}         | tool_choice names 'ring_bell', which is not among   |
+      | A tool_choice naming no tool sent | {tools: [{name: log_tide}], tool_choice: {type: tool, name: ring_bell}}         | 'ring_bell' is not among the request's tools        |
       | A tool_choice of an unknown type  | {tools: [{name: log_tide}], tool_choice: {type: sometimes}}                     | tool_choice type 'sometimes' is not one of          |
       | A tool name Converse cannot take  | {tools: [{name: log tide}]}                                                     | is not a name Converse takes                        |
       | A server tool                     | {tools: [{name: web_search, type: web_search_20250305}]}                        | only function tools are sent                        |

@@ -49,6 +49,38 @@ Feature: Bulk runs from the command line: lowtide run, retry and status RUN
     And the command printed a JSON plan of 3 batches with 2, 2 and 1 requests
     And the API received no calls at all
 
+  Scenario: A dry run refuses a prompt past the model's context window, naming the item, and asks the API nothing
+    Given a JSONL file "big.jsonl" of 1 prompt of 5000000 bytes
+    When "lowtide run big.jsonl --actor actor.yaml --dry-run" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "Job 0: about 1,250,0"
+    And the command printed on stderr "past the 1,000,000-token context window of 'claude-sonnet-5-5'"
+    When "lowtide run big.jsonl --actor actor.yaml --mode live --dry-run" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "context window of 'claude-sonnet-5-5'"
+    And the API received no calls at all
+
+  Scenario: A dry run says which model it could not check, and that it asked the API nothing
+    Given a file "jobs.jsonl" containing:
+      """
+      {"prompt": "Summarize: the tide is out"}
+      {"prompt": "Summarize: the tide is in", "id": "typo", "model": "claude-sonet-5-5"}
+      """
+    When "lowtide run jobs.jsonl --actor actor.yaml --dry-run" runs in the scenario's folder
+    Then the command exits with 0
+    And the command printed "model 'claude-sonet-5-5': not in lowtide's catalogue of Anthropic's models (the closest it lists: 'claude-sonnet-5-5'"
+    And the command printed "not checked (a dry run asks the API nothing): that the API serves each model, and exact token counts"
+    And the API received no calls at all
+
+  Scenario: A dry run refuses a blank model name, naming the item
+    Given a file "jobs.jsonl" containing:
+      """
+      {"prompt": "Summarize: the tide is out", "id": "blank", "model": "  "}
+      """
+    When "lowtide run jobs.jsonl --actor actor.yaml --dry-run" runs in the scenario's folder
+    Then the command exits with 2
+    And the command printed on stderr "Job 0 (blank): model: a model name has no spaces or blank lines at its ends (got '  ')."
+
   Scenario: A dry run with a deadline prints each venue's expected time and price, and the route, sending nothing
     Given a JSONL file "jobs.jsonl" of 5 prompts
     When "lowtide run jobs.jsonl --actor actor.yaml --deadline 2h --dry-run" runs in the scenario's folder

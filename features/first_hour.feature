@@ -31,6 +31,9 @@ Feature: A user's first hour: bad input is refused with one clear line before an
       | an empty prompt, tools  | run    | "", tools=[]                          | prompt       | the prompt is empty                                    |
       | bytes for a prompt      | run    | b"Plan it"                            | prompt       | prompt: a prompt is text (a str), not bytes (decode it). |
       | a number for a prompt   | submit | 123                                   | prompt       | prompt: a prompt is text (a str), not int 123.         |
+      | one string, not a list  | run_many | "abc"                               | requests     | requests must be a list of prompts or ActorRequests, not str 'abc' (one prompt: put it in a list). |
+      | a number, not a list    | run_many | 3                                   | requests     | requests must be a list of prompts or ActorRequests, not int 3. |
+      | a long string           | run_many | "Plan the whole trip to the coast, day by day" | requests | not str 'Plan the who...t, day by day' |
       | an unknown map option   | map    | ["Plan it"], colour="red"             | colour       | Unknown bulk run option(s): colour. The options are abort_mode, abort_on, cancel_grace |
       | a misspelt map option   | map    | ["Plan it"], time_limt=60             | time_limt    | Unknown bulk run option(s): time_limt. Did you mean 'time_limit'? |
 
@@ -148,6 +151,8 @@ Feature: A user's first hour: bad input is refused with one clear line before an
       | lists an actor with no name  | bad.yaml   | actors:\n  - model: m                                                    | name: Field required                                                                  |
       | names an unknown setting     | bad.yaml   | name: a\nmodel: claude-haiku-5-5\nmax_token: 5                           | max_token: not a known setting; did you mean 'max_tokens'?                           |
       | gives a word for max_tokens  | bad.yaml   | name: a\nmodel: claude-haiku-5-5\nmax_tokens: lots                       | max_tokens: Input should be a valid integer                                          |
+      | gives a blank model          | bad.yaml   | name: a\nmodel: "  "                                                     | model: a model name has no spaces or blank lines at its ends (got '  ')               |
+      | gives a model with a space   | bad.yaml   | name: a\nmodel: "claude-haiku-5-5 "                                      | model: a model name has no spaces or blank lines at its ends (got 'claude-haiku-5-5 ') |
 
   Scenario Outline: `lowtide <command>` with <what> says which and exits with 2, nothing sent
     Given a valid actor file and a file of prompts in the scenario's folder

@@ -212,7 +212,7 @@ Feature: An actor answered by Google's Gemini API, live
       | a tool choice of another kind       | tool_choice.type                | not one of auto, any, tool, none         |
       | a tool result answering no call     | messages[0].content[0].tool_use_id | answers no tool call                  |
       | an image in a tool result           | messages[2].content[0].content  | only text in a tool result               |
-      | a PDF whose data is not base64      | messages[0].content[0].source.data | not valid base64                      |
+      | a PDF whose data is not base64      | messages.0.content.0.source.data | not valid base64                        |
       | a stop sequence given twice         | stop_sequences.1                | given twice                              |
 
   Scenario Outline: <case> reaches Gemini in its own words

@@ -60,6 +60,12 @@ def step_jsonl(context: Context, name: str, count: int) -> None:
     world(context).path(name).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+@given('a JSONL file "{name}" of 1 prompt of {size:d} bytes')
+def step_jsonl_big(context: Context, name: str, size: int) -> None:
+    prompt = ("tide " * (size // 5 + 1))[:size]
+    world(context).path(name).write_text(json.dumps({"prompt": prompt}) + "\n", encoding="utf-8")
+
+
 @given('the file "{name}" in the scenario\'s folder holds the bytes {literal}')
 def step_file_bytes(context: Context, name: str, literal: str) -> None:
     world(context).path(name).write_bytes(ast.literal_eval(literal))

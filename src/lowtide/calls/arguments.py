@@ -6,6 +6,7 @@ Each raises `ConfigurationError` with a one-line message naming the argument, be
 from __future__ import annotations
 
 import math
+import reprlib
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -23,6 +24,7 @@ __all__ = [
     "check_key",
     "check_messages",
     "check_prompt",
+    "check_requests",
     "check_response_model",
     "check_seconds",
 ]
@@ -42,6 +44,17 @@ def check_prompt(prompt: object) -> None:
         )
     if not prompt.isascii():
         check_text(prompt, "prompt")
+
+
+def check_requests(requests: object) -> None:
+    """`run_many`'s requests: a list (a str is one prompt, not a list of one-letter ones)."""
+    if isinstance(requests, str | bytes | bytearray) or not isinstance(requests, Sequence):
+        hint = " (one prompt: put it in a list)" if isinstance(requests, str) else ""
+        raise ConfigurationError(
+            f"requests must be a list of prompts or ActorRequests, not {type(requests).__name__} "
+            f"{reprlib.repr(requests)}{hint}.",
+            field="requests",
+        )
 
 
 def check_messages(messages: Sequence[ChatMessage]) -> None:

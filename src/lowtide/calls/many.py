@@ -21,7 +21,7 @@ from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.keys import derive_key, params_json
 from lowtide.batching.policy import key_twice, other_params, other_request
-from lowtide.calls.arguments import check_budget, check_key, check_messages, check_prompt
+from lowtide.calls.arguments import check_budget, check_key, check_messages, check_prompt, check_requests
 from lowtide.calls.face import ActorFace
 from lowtide.calls.owners import owned_elsewhere, owner_of, reserve_all_for
 from lowtide.calls.prompt_calls import PromptCalls, PromptPath
@@ -32,6 +32,7 @@ from lowtide.errors import ActorError, ConfigurationError, StructuredOutputError
 from lowtide.ledger.spend_records import SpendEntry
 from lowtide.live.caller import LiveCaller
 from lowtide.messages.answers import TextAnswer
+from lowtide.messages.media import check_media
 from lowtide.messages.unicode import check_request_text
 from lowtide.provider import Outcome, Provider
 from lowtide.telemetry.current import LaterCall
@@ -65,6 +66,7 @@ class ManyCalls:
         max_cost_usd: float | None,
     ) -> list[Outcome]:
         """Each request's outcome, in input order (see `Actor.run_many`)."""
+        check_requests(requests)
         named = _named(keys, len(requests))
         if max_cost_usd is not None:
             check_budget(max_cost_usd)
@@ -77,6 +79,7 @@ class ManyCalls:
             if isinstance(given, ActorRequest):
                 check_messages(given.messages)
                 check_request_text(given)  # one built by `Actor.request` was checked there
+                check_media(given)
                 built.append(given)
             else:
                 built.append(self._actor.request(given))

@@ -11,6 +11,7 @@ from lowtide.calls.arguments import check_messages, check_prompt
 from lowtide.calls.documents import documents_by_path
 from lowtide.config.actors import ActorConfiguration
 from lowtide.errors import ConfigurationError
+from lowtide.messages.media import check_media
 from lowtide.messages.unicode import check_request_text
 from lowtide.types import ActorRequest, ChatMessage, ToolSpec
 
@@ -78,4 +79,5 @@ def build_request(
         if by_path is not None:  # each file read and made its block now, before anything is sent
             request = request.model_copy(update={"messages": by_path})
     check_request_text(request)
+    check_media(request)
     return request

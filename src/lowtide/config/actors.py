@@ -119,6 +119,13 @@ class ActorConfiguration(SettingsModel):
         " 429 pauses every call sharing the key; kept so that existing files still load.",
     )
 
+    @field_validator("model")
+    @classmethod
+    def _check_model(cls, value: str) -> str:
+        if value.isspace() or value != value.strip():
+            raise ValueError("a model name has no spaces or blank lines at its ends")
+        return value
+
     @field_validator("base_url")
     @classmethod
     def _check_base_url(cls, value: str | None) -> str | None:

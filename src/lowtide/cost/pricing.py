@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 __all__ = [
     "BATCH_DISCOUNT",
     "PROBE_TOKENS",
+    "Catalogued",
     "UsageShape",
+    "catalogued",
     "cost_of",
     "cost_range",
     "estimate_input_tokens",
@@ -263,3 +265,37 @@ def cost_range(
     if low is None or high is None:
         return None
     return low.total_usd, high.total_usd
+
+
+@dataclass(frozen=True)
+class Catalogued:
+    """What genai-prices' catalogue says, offline, of a model a provider's request names."""
+
+    owner: str
+    """The provider's name as its users write it."""
+    listed: bool
+    """Whether the catalogue lists the model for that provider."""
+    context_window: int | None
+    """The model's context window in tokens, when the catalogue gives one."""
+    names: tuple[str, ...]
+    """The provider's model names the catalogue lists (for "did you mean")."""
+
+
+def catalogued(model: str, provider: str | UsageShape) -> Catalogued | None:
+    """What the catalogue says of `model` at `provider`, without asking any API; None for a provider with no usage
+    shape (whose models the catalogue does not know)."""
+    from genai_prices.data_snapshot import get_snapshot
+
+    shape = _shape_of(provider)
+    if shape is None:
+        return None
+    snapshot = get_snapshot()
+    listing = next((entry for entry in snapshot.providers if entry.id == shape.genai_provider), None)
+    if listing is None:
+        return None
+    names = tuple(entry.id for entry in listing.models)
+    try:
+        _, info = snapshot.find_provider_model(model, None, shape.genai_provider, None)
+    except LookupError:
+        return Catalogued(shape.owner, listed=False, context_window=None, names=names)
+    return Catalogued(shape.owner, listed=True, context_window=info.context_window, names=names)

@@ -21,6 +21,8 @@ __all__ = [
     "TextPart",
     "ToolCall",
     "ToolResult",
+    "check_image_type",
+    "check_image_types",
     "first_image",
     "pieces_of",
     "system_text",
@@ -38,6 +40,9 @@ class ContentRules:
     thinking, say): left out of the conversation rather than refused."""
     cites_documents: bool = False
     """Whether the API can cite documents; if not, a document asking for citations is refused."""
+    image_types: frozenset[str] | None = None
+    """The media types of the images the API reads inline (base64); another is refused naming it. None: not
+    checked here (the provider checks them itself, or takes any)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,49 @@ def first_image(messages: Sequence[object]) -> str | None:
     return None
 
 
+def check_image_types(messages: Sequence[Mapping[str, object]], rules: ContentRules) -> None:
+    """Refuse an inline image (base64) of the messages, tool results' included, whose media type the provider does
+    not read (`rules.image_types`): for a provider that sends the blocks as they are rather than through
+    `pieces_of`."""
+    if rules.image_types is None:
+        return
+    for index, message in enumerate(messages):
+        blocks: object = message.get("content")
+        if not isinstance(blocks, list):
+            continue
+        for number, block in enumerate(cast("list[object]", blocks)):
+            if not isinstance(block, dict):
+                continue
+            entry = cast("dict[str, object]", block)
+            where = f"messages[{index}].content[{number}]"
+            inner: object = entry.get("content")
+            items = (
+                cast("list[object]", inner) if entry.get("type") == "tool_result" and isinstance(inner, list) else []
+            )
+            found = [(where, entry)] + [
+                (f"{where}.content[{place}]", cast("dict[str, object]", item))
+                for place, item in enumerate(items)
+                if isinstance(item, dict)
+            ]
+            for place, image in found:
+                source: object = image.get("source")
+                if image.get("type") == "image" and isinstance(source, dict):
+                    check_image_type(cast("dict[str, object]", source), place, rules)
+
+
+def check_image_type(source: Mapping[str, object], where: str, rules: ContentRules) -> None:
+    """Refuse a base64 image `source` of a media type the provider does not read (`rules.image_types`)."""
+    types = rules.image_types
+    media_type = source.get("media_type")
+    if types is None or source.get("type") != "base64" or media_type in types:
+        return
+    field = f"{where}.source.media_type"
+    raise ConfigurationError(
+        f"{field}: {rules.provider} cannot take an image of type {media_type!r}; it reads {', '.join(sorted(types))}.",
+        field=field,
+    )
+
+
 def system_text(system: str | Sequence[Mapping[str, object]], *, rules: ContentRules) -> str:
     """The system prompt as one text: its text blocks, a blank line between them."""
     if isinstance(system, str):
@@ -146,6 +194,7 @@ def _image(block: Mapping[str, object], where: str, rules: ContentRules) -> Imag
     source = _source(block, where)
     kind = source.get("type")
     if kind == "base64":
+        check_image_type(source, where, rules)
         return ImagePart(where, url=_data_url(source, where))
     if kind == "url":
         return ImagePart(where, url=_string(source, "url", f"{where}.source"))

@@ -162,6 +162,8 @@ class RunPlan:
     """A model of the run with no known price: the run's cost is then unknown."""
     converted: list[ConvertedFile] = field(default_factory=list[ConvertedFile])
     """The files the run sends as the text they convert to."""
+    unchecked: list[str] = field(default_factory=list[str])
+    """What a dry run could not check without asking the API (`dry_checks`)."""
     cache: CachePlan = field(default_factory=CachePlan)
     """The prompt cache's primers, and the saving they are expected to bring."""
     route: Route | None = None
@@ -201,6 +203,7 @@ class RunPlan:
         out += converted_lines(self.converted)
         if self.route is not None:
             out += self.route.lines(self.planned_at)
+        out += self.unchecked
         out.append("dry run: nothing was sent")
         return out
 
@@ -229,6 +232,7 @@ class RunPlan:
             "not_run": self.not_run,
             "converted_files": converted_json(self.converted),
             "prompt_cache": self.cache.as_json(),
+            "not_checked": self.unchecked,
         }
 
 

@@ -46,6 +46,8 @@ class LivePlan:
     bound_by: str | None = None
     converted: list[ConvertedFile] = field(default_factory=list[ConvertedFile])
     """The files the run sends as the text they convert to."""
+    unchecked: list[str] = field(default_factory=list[str])
+    """What a dry run could not check without asking the API (`dry_checks`)."""
 
     def lines(self) -> list[str]:
         out = [
@@ -69,6 +71,7 @@ class LivePlan:
         else:
             out.append(f"  expected time: about {format_duration(self.seconds)} (bound by {self.bound_by})")
         out += converted_lines(self.converted, "  ")
+        out += [f"  {note}" for note in self.unchecked]
         out.append("  nothing was sent")
         return out
 
@@ -90,6 +93,7 @@ class LivePlan:
             "expected_seconds": self.seconds,
             "bound_by": self.bound_by,
             "converted_files": converted_json(self.converted),
+            "not_checked": self.unchecked,
         }
 
 

@@ -40,6 +40,7 @@ from lowtide.bulk.outputs.results import RunResult
 from lowtide.bulk.planning.batches import API_MAX_BATCH_REQUESTS, RunPlan, batch_plan
 from lowtide.bulk.planning.checks import preflight
 from lowtide.bulk.planning.converted import converted_files
+from lowtide.bulk.planning.dry_checks import dry_checks
 from lowtide.bulk.planning.live_plan import LivePlan, live_plan
 from lowtide.bulk.planning.plain_jobs import PlainJobs
 from lowtide.bulk.planning.route_plan import check_deadline, kept_deadline, run_route
@@ -263,20 +264,24 @@ class BulkRun(RunRecording):
 
     async def plan(self) -> RunPlan:
         """The dry run: the batches this run would send, their sizes and cost range, and a deadline's route (its
-        venue, price and expected time). Nothing is sent or written."""
-        prepared = self._prepare(self._check(write=False), write=False)
+        venue, price and expected time). Nothing is sent or written; what it can tell offline a run would refuse is
+        refused (`dry_checks`), and what it could not check is noted."""
+        checked = self._check(write=False)
+        unchecked = dry_checks(self.jobs, checked, self.actor.configuration.provider)
+        prepared = self._prepare(checked, write=False)
         plan = batch_plan(self, prepared)
-        plan.converted = converted_files(self._files)
+        plan.converted, plan.unchecked = converted_files(self._files), unchecked
         if self.deadline is not None:
             plan.route, plan.planned_at = await run_route(self, prepared, self.deadline), self.actor.clock.now()
         return plan
 
     async def live_plan(self) -> LivePlan:
         """A live run's dry run: items, estimated tokens, cost range at live prices, and the time the configured
-        limits make it take. Nothing is sent or written."""
-        prepared = self._prepare(self._check(write=False), write=False)
-        plan = live_plan(self, prepared)
-        plan.converted = converted_files(self._files)
+        limits make it take. Nothing is sent or written; checked offline as `plan`'s is."""
+        checked = self._check(write=False)
+        unchecked = dry_checks(self.jobs, checked, self.actor.configuration.provider)
+        plan = live_plan(self, self._prepare(checked, write=False))
+        plan.converted, plan.unchecked = converted_files(self._files), unchecked
         return plan
 
     async def run(self, *, only: Iterable[int] | None = None) -> RunResult:

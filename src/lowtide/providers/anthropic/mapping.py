@@ -34,10 +34,11 @@ from lowtide.errors import (
     OverloadedError,
 )
 from lowtide.messages.answers import Answer, TextAnswer, answer_of, response_of, text_alone
+from lowtide.messages.content import check_image_types
 from lowtide.messages.structured import json_text, parse_response, parsed_outcome
 from lowtide.providers.anthropic.options import PROVIDER_NAME
 from lowtide.providers.anthropic.parameters import check_parameters
-from lowtide.providers.anthropic.rules import CUSTOM_IDS, ERROR_KINDS, RETRYABLE_ERROR_TYPES, USAGE
+from lowtide.providers.anthropic.rules import CONTENT, CUSTOM_IDS, ERROR_KINDS, RETRYABLE_ERROR_TYPES, USAGE
 from lowtide.providers.sdk_errors import SdkErrors, StatusError, seconds_of, translating
 from lowtide.types import (
     ActorRequest,
@@ -83,6 +84,8 @@ def to_message_params(request: ActorRequest) -> dict[str, Any]:
         "max_tokens": request.max_tokens,
         "messages": [message.model_dump() for message in request.messages],
     }
+    if any(not isinstance(message.content, str) for message in request.messages):
+        check_image_types(params["messages"], CONTENT)
     if request.system is not None:
         params["system"] = request.system
     if request.tools:

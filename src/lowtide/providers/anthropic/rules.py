@@ -20,9 +20,18 @@ from lowtide.errors import (
     RateLimitError,
     ServerError,
 )
+from lowtide.messages.content import ContentRules
 from lowtide.types import Usage
 
-__all__ = ["CUSTOM_IDS", "ERROR_KINDS", "RETRYABLE_ERROR_TYPES", "USAGE"]
+__all__ = ["CONTENT", "CUSTOM_IDS", "ERROR_KINDS", "RETRYABLE_ERROR_TYPES", "USAGE"]
+
+CONTENT = ContentRules(
+    provider="Anthropic",
+    cites_documents=True,
+    image_types=frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"}),
+)
+"""What the Messages API takes that lowtide checks before sending its blocks as they are: images of these four types
+(its vision guide); documents may be cited."""
 
 CUSTOM_IDS = CustomIdRule(re.compile(r"^[a-zA-Z0-9_-]{1,64}$"), "1 to 64 letters, digits, '-' or '_'")
 """The Message Batches API's rule for a custom id."""

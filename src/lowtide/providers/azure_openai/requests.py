@@ -4,11 +4,14 @@ The same body for a live call and a batch line. Pure; what Azure would refuse ra
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lowtide.errors import ConfigurationError
 from lowtide.providers.azure_openai.options import OPENAI_SECTION, PROVIDER_NAME, openai_options
 from lowtide.providers.azure_openai.parameters import as_openai_error, check_parameters
 from lowtide.providers.openai.chat_limits import ChatLimits
 from lowtide.providers.openai.requests import Encoded, to_chat_body
+from lowtide.providers.openai.rules import CONTENT as OPENAI_CONTENT
 from lowtide.types import ActorRequest
 
 __all__ = ["AZURE_CHAT", "BATCH_URL", "encode_request", "model_served"]
@@ -25,6 +28,7 @@ AZURE_CHAT = ChatLimits(
         "document": "send the file inline (its bytes in the request)",
         "reasoning_summary": f"remove provider_options.{PROVIDER_NAME}.reasoning.summary",
     },
+    content=replace(OPENAI_CONTENT, provider="Azure OpenAI"),
 )
 """What an Azure deployment's Chat Completions cannot carry: OpenAI's remedy (its Responses endpoint) is not open to
 an Azure actor."""

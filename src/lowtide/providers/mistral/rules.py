@@ -11,8 +11,13 @@ from lowtide.providers import ContentRules, UsageShape, json_count, neutral_prob
 
 __all__ = ["CONTENT", "USAGE", "usage_of"]
 
-CONTENT = ContentRules(provider="Mistral", skipped=frozenset({"thinking", "redacted_thinking"}))
-"""No Mistral model reads back another provider's signed thinking: left out. No document is cited."""
+CONTENT = ContentRules(
+    provider="Mistral",
+    skipped=frozenset({"thinking", "redacted_thinking"}),
+    image_types=frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"}),
+)
+"""No Mistral model reads back another provider's signed thinking: left out. No document is cited. Images: PNG,
+JPEG, WEBP and non-animated GIF (Mistral's vision documentation)."""
 
 
 def usage_of(raw: Mapping[str, object]) -> Usage:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lowtide.errors import ConfigurationError
+from lowtide.messages.content import ContentRules
+from lowtide.providers.openai.rules import CONTENT
 
 __all__ = ["OPENAI_CHAT", "ChatLimit", "ChatLimits"]
 
@@ -25,6 +27,8 @@ class ChatLimits:
     api: str
     remedies: Mapping[ChatLimit, str]
     documents: bool = True
+    content: ContentRules = CONTENT
+    """What it can carry of lowtide's content blocks, its name in a refusal (OpenAI's, by default)."""
 
     def refusal(self, limit: ChatLimit, problem: str, *, field: str, where: str | None = None) -> ConfigurationError:
         """`{api} {problem} ({where}); {remedy}.`, naming `field`."""

@@ -202,9 +202,9 @@ def chat_input(request: ActorRequest, limits: ChatLimits = OPENAI_CHAT) -> list[
             )
             messages.append(plain)
         elif message.role == "assistant":
-            messages.append(_chat_answer(pieces_of(message.role, message.content, index, rules=CONTENT)))
+            messages.append(_chat_answer(pieces_of(message.role, message.content, index, rules=limits.content)))
         else:
-            messages.extend(_chat_user(pieces_of(message.role, message.content, index, rules=CONTENT), limits))
+            messages.extend(_chat_user(pieces_of(message.role, message.content, index, rules=limits.content), limits))
     return messages
 
 

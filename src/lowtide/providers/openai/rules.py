@@ -11,9 +11,13 @@ from lowtide.cost.pricing import UsageShape, neutral_probes
 from lowtide.messages.content import ContentRules
 from lowtide.types import Usage
 
-__all__ = ["CONTENT", "USAGE"]
+__all__ = ["CONTENT", "IMAGE_TYPES", "USAGE"]
 
-CONTENT = ContentRules(provider="OpenAI", skipped=frozenset({"thinking", "redacted_thinking"}))
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+"""The images OpenAI's models read inline (its vision guide: PNG, JPEG, WEBP, non-animated GIF); Azure's, Groq's and
+Together's Chat Completions read the same."""
+
+CONTENT = ContentRules(provider="OpenAI", skipped=frozenset({"thinking", "redacted_thinking"}), image_types=IMAGE_TYPES)
 """No OpenAI model can read back another provider's thinking (signed for it): left out. No document is cited."""
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from lowtide import BatchProcessingMode, ConfigurationError, Cost, Usage
 from lowtide.providers import BatchLimits, LazyProvider, Parameters, UsageShape, check_ranges, refuse_fields
 from lowtide.providers.openai.chat_limits import ChatLimits
+from lowtide.providers.openai.rules import CONTENT as OPENAI_CONTENT
 
 if TYPE_CHECKING:
     from lowtide import ProviderRegistry
@@ -87,6 +88,7 @@ class Dialect(Generic[OptionsT]):
                 "reasoning_summary": "leave the reasoning summary out",
             },
             documents=False,
+            content=replace(OPENAI_CONTENT, provider=self.api_owner or self.owner),
         )
 
     def options_in(self, provider_options: Mapping[str, Mapping[str, object]]) -> OptionsT:
