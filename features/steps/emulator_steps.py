@@ -1659,7 +1659,7 @@ def step_socket_empty(context: Context, count: int) -> None:
     azure = {"azure_openai_batches": 0, "azure_openai_created_batches": 0, "azure_openai_created_custom_ids": {}}
     compatible = {
         f"{name}_{stat}": value
-        for name in ("groq", "together", "xai", "openrouter")
+        for name in ("groq", "together", "xai", "openrouter", "fireworks")
         for stat, value in (("batches", 0), ("created_batches", 0), ("created_custom_ids", {}))
     }
     live = {"live_answers": {}, "abandoned_answers": 0}

@@ -23,7 +23,7 @@ from lowtide.calls.requests import MessagesInput, ToolsInput, build_request
 from lowtide.calls.sync_loop import SyncLoop
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.core.clock import Clock, SystemClock
-from lowtide.errors import ActorClosedError, ActorError, ConfigurationError, ProviderCapabilityError
+from lowtide.errors import ActorClosedError, ActorError, ProviderCapabilityError
 from lowtide.ledger.locations import shared_quota_store
 from lowtide.ledger.quota_records import QuotaStore
 from lowtide.ledger.records import RequestRecord
@@ -193,28 +193,10 @@ class Actor:
             raise ActorClosedError(self.name)
         calls: Calls = self._calls()
         if deadline is not None:
-            return self._by_deadline(calls, prompt, response_model, mode, key, max_cost_usd, kwargs, deadline)
+            from lowtide.calls.deadline import by_deadline
+
+            return by_deadline(self, calls, prompt, response_model, mode, key, max_cost_usd, kwargs, deadline)
         return calls.run(prompt, response_model, mode, key, max_cost_usd, kwargs)
-
-    async def _by_deadline(
-        self,
-        calls: Calls,
-        prompt: str | None,
-        response_model: type[BaseModel] | None,
-        mode: BatchProcessingMode | str | None,
-        key: str | None,
-        max_cost_usd: float | None,
-        kwargs: dict[str, Any],
-        deadline: DeadlineInput,
-    ) -> ActorResponse[object]:
-        """A call whose mode its deadline's route chooses."""
-        from lowtide.calls.deadline import call_route, routed
-
-        if mode is not None:
-            raise ConfigurationError("Give a call a mode or a deadline, not both: the deadline chooses the mode.",
-                                     field="deadline")  # fmt: skip
-        chosen, options = routed(await call_route(self, deadline), kwargs)
-        return await calls.run(prompt, response_model, chosen, key, max_cost_usd, options)
 
     def stream(
         self,

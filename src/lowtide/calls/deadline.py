@@ -7,15 +7,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, cast
 
+from pydantic import BaseModel
+
 from lowtide.calls.face import ActorFace
+from lowtide.calls.path import Calls
 from lowtide.core.modes import BatchProcessingMode
+from lowtide.errors import ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.routing.deadlines import Deadline, DeadlineInput, parse_deadline
 from lowtide.routing.history import batch_history, expected
 from lowtide.routing.routes import Route, choose_route
 from lowtide.routing.venues import LIVE_CALL_SECONDS
+from lowtide.types import ActorResponse
 
-__all__ = ["CALL_MOVE_MARGIN_SECONDS", "DeadlineActor", "call_route", "routed"]
+__all__ = ["CALL_MOVE_MARGIN_SECONDS", "DeadlineActor", "by_deadline", "call_route", "routed"]
 
 CALL_MOVE_MARGIN_SECONDS = 30.0
 """Besides two polls of the batch, the time a batch route of a call keeps in hand."""
@@ -50,3 +55,22 @@ def routed(route: Route, options: Mapping[str, Any]) -> tuple[BatchProcessingMod
     )
     merged = route.venue.applied(sections)
     return route.venue.mode, {**options, "provider_options": merged} if merged else dict(options)
+
+
+async def by_deadline(
+    actor: DeadlineActor,
+    calls: Calls,
+    prompt: str | None,
+    response_model: type[BaseModel] | None,
+    mode: BatchProcessingMode | str | None,
+    key: str | None,
+    max_cost_usd: float | None,
+    kwargs: dict[str, Any],
+    deadline: DeadlineInput,
+) -> ActorResponse[object]:
+    """`actor.run(..., deadline=)`: the call, in the mode its deadline's route chooses."""
+    if mode is not None:
+        raise ConfigurationError("Give a call a mode or a deadline, not both: the deadline chooses the mode.",
+                                 field="deadline")  # fmt: skip
+    chosen, options = routed(await call_route(actor, deadline), kwargs)
+    return await calls.run(prompt, response_model, chosen, key, max_cost_usd, options)
