@@ -121,3 +121,19 @@ def step_no_more(context: Context) -> None:
     w = world(context)
     [before] = w.witnessed["office batches first"]
     assert w.emu.created_batches == before, (before, w.emu.created_batches)
+
+
+@then("the command printed on stderr that the line of the first row not sent names a file that does not exist")
+def step_unsent_line_refused(context: Context) -> None:
+    w = world(context)
+    name = _unsent_first(w)[0]
+    wanted = f"line {_ROWS.index(name) + 1}: file {name!r} does not exist (looked for {w.path(name)})"
+    err = w.value["err"]
+    assert wanted in err, f"{wanted!r} not in:\n{err}"
+    assert "nothing was sent" in err or "lowtide: files.jsonl" in err, err
+
+
+@then("the API was sent each row's file once, titled with the file's name")
+def step_sent_once_titled(context: Context) -> None:
+    sent = _documents(world(context))
+    assert sorted(title for title, _ in sent) == sorted(_ROWS), sent
