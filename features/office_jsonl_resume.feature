@@ -33,6 +33,7 @@ Feature: lowtide run over a JSONL input naming office files, stopped and resumed
     Then the command exits with 0
     And the command printed "run office: 4 item(s): 4 succeeded"
     And the API was sent each row's file once, titled with the file's name
+    And each line of out.jsonl names its row's file
 
   Scenario: A file a JSONL resume has still to send that is missing is refused by its line, and nothing is sent
     When the file of the first row not sent is deleted

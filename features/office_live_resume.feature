@@ -33,6 +33,7 @@ Feature: lowtide run --mode live over a folder of office files, stopped and resu
     Then the command exits with 0
     And the command printed "run office: 4 item(s): 4 succeeded"
     And the command converted only the files of the 2 rows it had not sent
+    And each line of out.jsonl names its row's file
 
   Scenario: A file a live run sent, deleted or damaged since, does not stop its resume: its text is in the ledger
     When the file of the first row sent is deleted, and the file of the second is damaged

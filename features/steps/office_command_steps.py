@@ -137,3 +137,11 @@ def step_unsent_line_refused(context: Context) -> None:
 def step_sent_once_titled(context: Context) -> None:
     sent = _documents(world(context))
     assert sorted(title for title, _ in sent) == sorted(_ROWS), sent
+
+
+@then("each line of out.jsonl names its row's file")
+def step_lines_name_files(context: Context) -> None:
+    w = world(context)
+    lines = [json.loads(line) for line in w.path("out.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    named = {line["id"]: line.get("file") for line in lines}
+    assert named == {Path(name).stem: name for name in _ROWS}, lines

@@ -23,6 +23,7 @@ __all__ = ["JsonlLines", "LineJobs", "input_lines", "jsonl_reading", "read_input
 # A line whose bytes hold none of these cannot name a file or an id (a JSON key is its letters, or escapes them).
 _FILE_OR_ID = (b"file", b"id", b"\\")
 _ID = (b"id", b"\\")
+_FILE = (b"file", b"\\")
 
 
 def input_lines(source: Path, digest: InputDigest | None = None) -> Iterator[bytes]:
@@ -146,6 +147,12 @@ class LineJobs(Jobs):
             return None
         item = self._item(index)
         return None if isinstance(item, str) else item.id
+
+    def file_of(self, index: int) -> str | None:
+        if not self._may_hold(index, _FILE):
+            return None
+        item = self._item(index)
+        return None if isinstance(item, str) or item.file is None else item.file.name
 
     def place(self, index: int) -> tuple[str | Path, int] | None:
         return self._source, self._numbers[index]

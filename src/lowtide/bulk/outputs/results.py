@@ -84,6 +84,8 @@ class ItemResult:
     field_citations: dict[str, list[dict[str, object]]] | None = None
     batch_id: str | None = None
     """The API's id of the batch the item waits on (`waiting`), when its answer or error does not name it."""
+    file: str | None = None
+    """The name of the file the item's job sent (`file`), kept in its result line."""
 
     @property
     def response(self) -> ActorResponse[object] | None:
@@ -128,6 +130,7 @@ class ItemResult:
             "cost_usd": self.cost_usd,
             "batch_id": self.batch_id or _batch_of(answer, self.error),
             "error": _error_json(self.error, self.reason),
+            **({"file": self.file} if self.file is not None else {}),
         }
 
 
