@@ -4,6 +4,7 @@ API was sent, seen from the emulator's side, and what the resumed command conver
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +35,22 @@ def _sent_first(w: World) -> list[str]:
     """The files of the rows the first go sent (noted the first time it is asked, before the command resumed)."""
     noted: list[list[str]] = w.witnessed.setdefault("office files sent first", [])
     if not noted:
-        sent = [title for title, _ in _documents(w)]
+        sent = [title for title, _ in _documents(w)] or _answered(w)
         assert 0 < len(sent) < len(_ROWS), f"the first go should send some rows and not others; it sent {sent}"
         noted.append(sent)
         w.witnessed["office batches first"] = [w.emu.created_batches]
     return noted[0]
+
+
+def _answered(w: World) -> list[str]:
+    """The files of the rows a live first go answered, by the ids of its result lines (each row's id is its file's
+    stem): a live run sends no batch."""
+    out = w.path("out.jsonl")
+    if not out.exists():
+        return []
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
+    ids = [line["id"] for line in lines if line["status"] == "succeeded"]
+    return [name for name in _ROWS if Path(name).stem in ids]
 
 
 def _unsent_first(w: World) -> list[str]:
@@ -109,3 +121,27 @@ def step_no_more(context: Context) -> None:
     w = world(context)
     [before] = w.witnessed["office batches first"]
     assert w.emu.created_batches == before, (before, w.emu.created_batches)
+
+
+@then("the command printed on stderr that the line of the first row not sent names a file that does not exist")
+def step_unsent_line_refused(context: Context) -> None:
+    w = world(context)
+    name = _unsent_first(w)[0]
+    wanted = f"line {_ROWS.index(name) + 1}: file {name!r} does not exist (looked for {w.path(name)})"
+    err = w.value["err"]
+    assert wanted in err, f"{wanted!r} not in:\n{err}"
+    assert "nothing was sent" in err or "lowtide: files.jsonl" in err, err
+
+
+@then("the API was sent each row's file once, titled with the file's name")
+def step_sent_once_titled(context: Context) -> None:
+    sent = _documents(world(context))
+    assert sorted(title for title, _ in sent) == sorted(_ROWS), sent
+
+
+@then("each line of out.jsonl names its row's file")
+def step_lines_name_files(context: Context) -> None:
+    w = world(context)
+    lines = [json.loads(line) for line in w.path("out.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    named = {line["id"]: line.get("file") for line in lines}
+    assert named == {Path(name).stem: name for name in _ROWS}, lines

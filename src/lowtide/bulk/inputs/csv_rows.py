@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import cast
 
 from lowtide.bulk.inputs.digest import InputDigest
-from lowtide.bulk.inputs.files import REQUEST_MAX_BYTES, FileChecks
+from lowtide.bulk.inputs.files import REQUEST_MAX_BYTES, FileChecks, UncheckedFiles
 from lowtide.bulk.inputs.jobs import Job, Jobs
 from lowtide.bulk.inputs.parser import CsvTable, InputParser, Problems, csv_text, refuse_binary, undecodable
 from lowtide.bulk.inputs.problems import InputError, InputProblem
@@ -83,7 +83,7 @@ class CsvInput:
             )  # fmt: skip
             self.digest.update(self._raw)
         if self._rows is None:
-            self._rows = self._parse(_Unchecked())
+            self._rows = self._parse(UncheckedFiles())
         return len(self._rows)
 
     def parsed(self) -> list[Job]:
@@ -102,13 +102,6 @@ class CsvInput:
         file_column, id_column = self._columns
         text = csv_text(self._raw, self.source)
         return _csv_jobs(text, self.source, self._base, self._template, file_column, id_column, files)
-
-
-class _Unchecked(FileChecks):
-    """File checks that check nothing: a run the ledger knows checks its files itself, once it has read its ledger."""
-
-    def check(self, path: Path) -> str | None:
-        return None
 
 
 def load_csv_stream(

@@ -28,6 +28,7 @@ __all__ = [
     "FileChecks",
     "FileInfo",
     "FileKind",
+    "UncheckedFiles",
     "binary_kind",
     "file_block",
     "inspect_file",
@@ -412,3 +413,11 @@ class FileChecks:
             return None
         where = f" (looked for {path})" if trouble == "does not exist" and not Path(name).is_absolute() else ""
         return f"file {name!r} {trouble}{where}"
+
+
+class UncheckedFiles(FileChecks):
+    """File checks that check nothing: the jobs of a run the ledger knows by its input (a CSV's rows, a JSONL's lines
+    parsed one at a time), whose files the run checks itself once it has read its ledger (`parser.check_jobs`)."""
+
+    def check(self, path: Path) -> str | None:
+        return None

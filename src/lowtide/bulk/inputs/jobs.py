@@ -150,6 +150,11 @@ class Jobs(Sequence[Job]):
         item = self._items[index]
         return None if isinstance(item, str) else item.id
 
+    def file_of(self, index: int) -> str | None:
+        """The name of the file job `index` sends (its result line keeps it), or None."""
+        item = self._items[index]
+        return None if isinstance(item, str) or item.file is None else item.file.name
+
     def place(self, index: int) -> tuple[str | Path, int] | None:
         """Where job `index` was read, as its input and line number, when its jobs know it (else None)."""
         return None

@@ -285,9 +285,10 @@ def check_jobs(jobs: Sequence[Job], *, held: dict[int, list[str]] | None = None)
     for index, job in jobs.given() if isinstance(jobs, Jobs) else enumerate(jobs):
         found: list[str] = []
         if job.file is not None:
-            trouble = files.check(job.file)
-            if trouble is not None:
-                found.append(f"file {place.named(job.file, str(job.file))!r} {trouble}")
+            shown = place.named(job.file, str(job.file))
+            trouble = files.check(job.file) if shown == str(job.file) else files.trouble(shown, job.file)
+            if trouble is not None:  # (named as its input names it: the line's own words, its path looked for)
+                found.append(f"file {shown!r} {trouble}" if shown == str(job.file) else trouble)
         for where, named, path in document_paths(job):
             trouble = files.trouble(place.named(path, named), path)
             if trouble is not None:

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lowtide.bulk.inputs.digest import InputDigest
-from lowtide.bulk.inputs.files import FileChecks
+from lowtide.bulk.inputs.files import UncheckedFiles
 from lowtide.bulk.inputs.jobs import Job, Jobs, job_of
 from lowtide.bulk.inputs.parser import InputParser, jsonl_line, refuse_binary
 from lowtide.bulk.inputs.problems import InputError, InputProblem
@@ -23,6 +23,7 @@ __all__ = ["JsonlLines", "LineJobs", "input_lines", "jsonl_reading", "read_input
 # A line whose bytes hold none of these cannot name a file or an id (a JSON key is its letters, or escapes them).
 _FILE_OR_ID = (b"file", b"id", b"\\")
 _ID = (b"id", b"\\")
+_FILE = (b"file", b"\\")
 
 
 def input_lines(source: Path, digest: InputDigest | None = None) -> Iterator[bytes]:
@@ -107,7 +108,8 @@ class LineJobs(Jobs):
     """The jobs of an input known by its bytes (`JsonlLines.jobs`): each kept as its line's bytes until it is asked
     for, then parsed (`jsonl_line`) and kept as the job it is. A line that cannot hold an id is not parsed for one
     (`id_of`), nor one that can hold neither a file nor an id for `check_jobs` (`given`). `parsed` counts the lines
-    parsed."""
+    parsed. Their files are not checked as a line is parsed: the run checks them once it has read its ledger, and
+    refuses a file's problem only for a job it has still to send (`parser.refuse_held`, naming the line: `place`)."""
 
     __slots__ = ("_base", "_files", "_lines", "_numbers", "_provider", "_source", "parsed")
 
@@ -116,7 +118,7 @@ class LineJobs(Jobs):
         self._lines: list[bytes | Job | str] = list(lines)
         self._numbers = numbers
         self._source, self._base, self._provider = source, base, provider
-        self._files = FileChecks()
+        self._files = UncheckedFiles()
         self.parsed = 0
 
     def _item(self, index: int) -> Job | str:
@@ -145,6 +147,19 @@ class LineJobs(Jobs):
             return None
         item = self._item(index)
         return None if isinstance(item, str) else item.id
+
+    def file_of(self, index: int) -> str | None:
+        if not self._may_hold(index, _FILE):
+            return None
+        item = self._item(index)
+        return None if isinstance(item, str) or item.file is None else item.file.name
+
+    def place(self, index: int) -> tuple[str | Path, int] | None:
+        return self._source, self._numbers[index]
+
+    def named(self, path: Path, given: str) -> str:
+        """A file as the input names it: its path from the input's folder (the absolute path when outside it)."""
+        return str(path.relative_to(self._base)) if path.is_relative_to(self._base) else given
 
     def __len__(self) -> int:
         return len(self._lines)

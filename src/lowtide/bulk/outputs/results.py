@@ -1,10 +1,10 @@
 """What a run gives back: one result per input, in input order and grouped, and the files it writes.
 
-The results directory holds `raw/<batch id>.jsonl` (each batch's result lines as the API sent them) and
-`results.jsonl` (one line per input). Both are appended whole lines at a time as results arrive, so they are safe
-to read while the run goes on; at the end `results.jsonl` is replaced, atomically, by the complete file in input
-order (written beside it, then renamed: a crash leaves the old file or the new one). Nothing secret is written:
-requests are never copied there, only answers, usage, costs and errors.
+The results directory holds `raw/<batch id>.jsonl` (each batch's result lines as the API sent them) and `results.jsonl`
+(one line per input). Both are appended whole lines at a time as results arrive, so they are safe to read while the run
+goes on; at the end `results.jsonl` is replaced, atomically, by the complete file in input order (written beside it,
+then renamed: a crash leaves the old file or the new one). Nothing secret is written: requests are never copied there,
+only answers, usage, costs and errors.
 """
 
 from __future__ import annotations
@@ -84,6 +84,7 @@ class ItemResult:
     field_citations: dict[str, list[dict[str, object]]] | None = None
     batch_id: str | None = None
     """The API's id of the batch the item waits on (`waiting`), when its answer or error does not name it."""
+    file: str | None = None  # the name of the file the item's job sent, kept in its result line
 
     @property
     def response(self) -> ActorResponse[object] | None:
@@ -128,6 +129,7 @@ class ItemResult:
             "cost_usd": self.cost_usd,
             "batch_id": self.batch_id or _batch_of(answer, self.error),
             "error": _error_json(self.error, self.reason),
+            **({"file": self.file} if self.file is not None else {}),
         }
 
 
@@ -492,8 +494,5 @@ def _batch_of(answer: Answer | None, error: ActorError | None) -> str | None:
 def _error_json(error: ActorError | None, reason: str | None) -> dict[str, object] | None:
     if error is None and reason is None:
         return None
-    return {
-        "type": type(error).__name__ if error is not None else "RunLimit",
-        "message": str(error) if error is not None else reason,
-        "reason": reason,
-    }
+    kind = type(error).__name__ if error is not None else "RunLimit"
+    return {"type": kind, "message": str(error) if error is not None else reason, "reason": reason}

@@ -305,7 +305,7 @@ class LiveExecution:
 def _failed(result: ItemResult, reason: str | None) -> ItemResult:
     return ItemResult(
         result.index, result.id, result.key, ItemStatus.FAILED, answer=result.answer, error=result.error,
-        reason=reason, citations=result.citations, field_citations=result.field_citations,
+        reason=reason, citations=result.citations, field_citations=result.field_citations, file=result.file,
     )  # fmt: skip
 
 

@@ -234,7 +234,9 @@ class BulkRun(RunRecording):
         every line is parsed and checked now, as `add_jobs(jsonl_inputs(...))` or `load_csv` does, with the same
         errors."""
         count = lines.read()
-        if not self.jobs and self.mode == "batch" and self._knows(lines.digest.hexdigest(), count):
+        # A CSV's rows are parsed whole either way: a live run known takes them with their files unchecked, as batch.
+        lazy = self.mode == "batch" or isinstance(lines, CsvInput)
+        if not self.jobs and lazy and self._knows(lines.digest.hexdigest(), count):
             self.jobs = lines.jobs()
             self._read = (self.jobs, len(self.jobs), lines.digest.hexdigest())
             return self

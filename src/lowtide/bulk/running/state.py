@@ -189,7 +189,7 @@ class RunState:
         """Item `index`'s result (its id and key filled in)."""
         return ItemResult(
             index, self.run.jobs.id_of(index), self.keys[index], status, answer=answer, error=error, reason=reason,
-            batch_id=batch_id,
+            batch_id=batch_id, file=self.run.jobs.file_of(index),
         )  # fmt: skip
 
     def succeeded(self, index: int, response: ActorResponse[object]) -> ItemResult:
@@ -197,7 +197,7 @@ class RunState:
         citations, by_field = citations_json(response)
         return ItemResult(
             index, self.run.jobs.id_of(index), self.keys[index], ItemStatus.SUCCEEDED, answer=response,
-            citations=citations, field_citations=by_field,
+            citations=citations, field_citations=by_field, file=self.run.jobs.file_of(index),
         )  # fmt: skip
 
     def set(self, result: ItemResult) -> None:
@@ -267,7 +267,9 @@ class RunState:
         for row in rows:
             if row.request_state is None and row.index not in sending:
                 status = ItemStatus(row.status) if row.status is not None else ItemStatus.NOT_RUN
-                self.set(ItemResult(row.index, self.run.jobs.id_of(row.index), row.key, status, reason=row.reason))
+                jobs = self.run.jobs
+                file = jobs.file_of(row.index)
+                self.set(ItemResult(row.index, jobs.id_of(row.index), row.key, status, reason=row.reason, file=file))
 
     async def records(self, ledger: _Records, indexes: Sequence[int]) -> AsyncIterator[tuple[int, RequestRecord]]:
         """The final requests of `indexes`, read back a thousand at a time."""
