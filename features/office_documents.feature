@@ -160,7 +160,7 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
       And "tides.xlsx" in the input folder is an Excel workbook
       And an actor of anthropic in batch mode against the emulator, on an in-memory ledger
       When the actor plans a run of 3 jobs naming "report.docx" and 1 naming "tides.xlsx", counting conversions
-      Then the plan says, before "dry run: nothing was sent":
+      Then the plan says, before "not checked (a dry run asks the API nothing)":
         """
         2 file(s) sent as the text they convert to:
           report.docx: a Word document, about {report.docx} tokens
