@@ -107,17 +107,8 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
         entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
         placed = self._placing()  # taken before the read: a batch placed while the ledger is read is not missed
-        if isinstance(entered, RequestRecord):
-            record, outcome = entered, None
-        else:
-            outcome = entered
-            if key in self._queued_keys:
-                # Claimed just now and queued here, its batch's intent not written yet: pending and this engine's,
-                # as the ledger would say; not read to be told so (thousands of a `resume` pass's turns at once).
-                await self._placed_wait(placed)
-                outcome = self._refused(key, outcome)
-                placed = self._placing()
-            record = await self._reread(key, together=True)
+        record = entered if isinstance(entered, RequestRecord) else await self._reread(key)
+        outcome = None if isinstance(entered, RequestRecord) else entered
         while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
             if self._mine(record):
                 # This engine gathers or creates its batch: woken when a create of its comes back (or a gathering
@@ -125,7 +116,7 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
                 await self._placed_wait(placed)
                 outcome = self._refused(record.key, outcome)
                 placed = self._placing()
-                record = await self._reread(record.key, together=True)
+                record = await self._reread(record.key)
             else:  # another process's batch: the ledger watched every `watch_interval` (or woken by its notices)
                 record = await self._watch(record)
             # Looked at again after the read: on a remote store the refusal may come while the ledger is read, and

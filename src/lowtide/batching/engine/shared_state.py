@@ -249,14 +249,12 @@ class EngineCore:
     def _mine(self, record: RequestRecord) -> bool:
         return record.key in self._queued_keys or record.key in self._futures
 
-    async def _reread(self, key: str, *, together: bool = False) -> RequestRecord:
+    async def _reread(self, key: str) -> RequestRecord:
         """The ledger's record of `key` now. A remote store is read once for every key asked in the same turn of the
         event loop: thousands of calls waiting on another process's batch wake together when it ends, and read the
-        ledger together (one query per `REREAD_CHUNK` keys), not each through a connection of the pool in turn.
-        A local one too when `together` (parked calls woken at once by their batch's create: a query each costs more
-        than the turn of the loop they wait for the others)."""
+        ledger together (one query per `REREAD_CHUNK` keys), not each through a connection of the pool in turn."""
         local = self.ledger.inline
-        if local is not None and not together:
+        if local is not None:
             record = local.request(key)
         else:
             answer: asyncio.Future[RequestRecord | None] = asyncio.get_running_loop().create_future()
