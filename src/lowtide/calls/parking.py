@@ -6,6 +6,7 @@ An agent runtime uses the same functions to park a pipeline stage (`actor.submit
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -246,7 +247,8 @@ async def cancel(
         # Its requests' worst cases no longer held against their owners' caps; what the API still answers is spent.
         at = (clock or SystemClock()).now()
         keys = list(ledger.members(batch.id).values())
-        ledger.spending.cancel_all(batch.provider_batch_id, keys, at=at, host=host_id())
+        # Off the event loop: on PostgreSQL it waits on the caps' row locks, which a call of this loop may hold.
+        await asyncio.to_thread(ledger.spending.cancel_all, batch.provider_batch_id, keys, at=at, host=host_id())
     finally:
         await engine.backend.aclose()
         await engine.aclose()
