@@ -243,11 +243,12 @@ async def cancel(
     )
     try:
         remote = await engine.backend.cancel(batch.provider_batch_id)
-        ledger.record_status(batch.id, phase=remote.phase.value, counts=None, ended_at=None)
+        # Off the event loop, as the caps' release below: on PostgreSQL these wait on row locks that a call or
+        # poller of this very loop may hold (a program cancelling its own parked batch).
+        await asyncio.to_thread(ledger.record_status, batch.id, phase=remote.phase.value, counts=None, ended_at=None)
         # Its requests' worst cases no longer held against their owners' caps; what the API still answers is spent.
         at = (clock or SystemClock()).now()
         keys = list(ledger.members(batch.id).values())
-        # Off the event loop: on PostgreSQL it waits on the caps' row locks, which a call of this loop may hold.
         await asyncio.to_thread(ledger.spending.cancel_all, batch.provider_batch_id, keys, at=at, host=host_id())
     finally:
         await engine.backend.aclose()
