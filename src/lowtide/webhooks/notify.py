@@ -182,7 +182,8 @@ class Notifier:
         self._sweeping: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._drained = False
-        """Set by `drain` (`_stopping` too, which wakes a sweep's sleep: `sleep_or_woken` clears it after)."""
+        """Set by `drain`, which also sets `_stopping` to wake a sweep's sleep (`sleep_or_woken` clears that event
+        after, so this flag is what says the notifier is drained)."""
 
     def soon(self, kind: str, data: Mapping[str, object], *, subject: str) -> None:
         """Send the notice in the background (a batch's end must not wait on the user's server)."""
@@ -206,13 +207,9 @@ class Notifier:
                                   transport=self._transport)  # fmt: skip
             except Exception as error:  # a store's outage: the next sweep tries again
                 _log.warning("The notices' outbox could not be swept: %s", error)
-            if self._stopped:
+            if self._drained:
                 return
             await sleep_or_woken(asyncio.ensure_future(self._clock.sleep(SWEEP_SECONDS)), [self._stopping])
-
-    @property
-    def _stopped(self) -> bool:
-        return self._stopping.is_set() or self._drained
 
     async def drain(self) -> None:
         """Wait for the notices sent in the background, and for a sweep's pass under way (its tries recorded): no
