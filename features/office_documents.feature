@@ -228,6 +228,7 @@ Feature: Word, Excel and PowerPoint files and HTML pages sent as the text they c
       Then every item succeeded
       And each file's request was created once at the API, in 2 batches
       And the new program converted only the 2 files whose requests were not in the ledger yet
+      And each item's result line names the file its document block sent
 
     Scenario: In a JSONL input, a document block by path is found from the input's folder and checked with its line
       Given "inputs/report.docx" in the input folder is a Word document

@@ -110,8 +110,8 @@ def step_unsent_deleted(context: Context) -> None:
 def step_unsent_refused(context: Context) -> None:
     w = world(context)
     name = _unsent_first(w)[0]
-    index = _ROWS.index(name)
-    wanted = f"job {index}: file '{w.path(name)}' does not exist"
+    line = _ROWS.index(name) + 2  # (files.csv's header is its line 1)
+    wanted = f"line {line}: file {name!r} does not exist (looked for {w.path(name)})"
     err = w.value["err"]
     assert wanted in err, f"{wanted!r} not in:\n{err}"
 

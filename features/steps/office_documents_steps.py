@@ -208,6 +208,12 @@ def step_converted_unsent(context: Context, count: int) -> None:
     assert context.office_conversions == wanted, f"converted {context.office_conversions}; sent before: {sent}"
 
 
+@then("each item's result line names the file its document block sent")
+def step_lines_name_block_files(context: Context) -> None:
+    lines = [item.as_json() for item in context.office_run]
+    assert [line.get("file") for line in lines] == list(_FILES), lines
+
+
 @then("each file's request was created once at the API, in {batches:d} batches")
 def step_created_once(context: Context, batches: int) -> None:
     r = _r(context)

@@ -15,7 +15,7 @@ from typing import cast
 
 from lowtide.bulk.inputs.digest import InputDigest
 from lowtide.bulk.inputs.files import REQUEST_MAX_BYTES, FileChecks, UncheckedFiles
-from lowtide.bulk.inputs.jobs import Job, Jobs
+from lowtide.bulk.inputs.jobs import Job, Jobs, named_from
 from lowtide.bulk.inputs.parser import CsvTable, InputParser, Problems, csv_text, refuse_binary, undecodable
 from lowtide.bulk.inputs.problems import InputError, InputProblem
 from lowtide.bulk.inputs.reading import read_input
@@ -53,7 +53,7 @@ class CsvInput:
     a run the ledger knows by these bytes reads back the text of the office files it sent before converting the rest,
     and needs no file of a job it sent (`BulkRun.add_input`)."""
 
-    __slots__ = ("_base", "_columns", "_raw", "_rows", "_template", "digest", "source")
+    __slots__ = ("_base", "_columns", "_numbers", "_raw", "_rows", "_template", "digest", "source")
 
     def __init__(
         self,
@@ -70,6 +70,7 @@ class CsvInput:
         self.digest = digest
         self._raw: bytes | None = None
         self._rows: list[Job] | None = None
+        self._numbers: list[int] = []
 
     def read(self) -> int:
         """Read the file whole, its bytes fed to the digest (as `load_csv` feeds it), and parse its rows, their files
@@ -83,7 +84,7 @@ class CsvInput:
             )  # fmt: skip
             self.digest.update(self._raw)
         if self._rows is None:
-            self._rows = self._parse(UncheckedFiles())
+            self._rows = self._parse(UncheckedFiles(), self._numbers)
         return len(self._rows)
 
     def parsed(self) -> list[Job]:
@@ -92,16 +93,34 @@ class CsvInput:
         return self._parse(FileChecks())
 
     def jobs(self) -> Jobs:
-        """Every row's job, their files left to the run's check."""
+        """Every row's job, their files left to the run's check (which names a row by its line in the CSV)."""
         self.read()
         assert self._rows is not None
-        return Jobs(self._rows)
+        return CsvJobs(self._rows, self._numbers, self.source, self._base)
 
-    def _parse(self, files: FileChecks) -> list[Job]:
+    def _parse(self, files: FileChecks, numbers: list[int] | None = None) -> list[Job]:
         assert self._raw is not None
         file_column, id_column = self._columns
         text = csv_text(self._raw, self.source)
-        return _csv_jobs(text, self.source, self._base, self._template, file_column, id_column, files)
+        return _csv_jobs(text, self.source, self._base, self._template, file_column, id_column, files, numbers)
+
+
+class CsvJobs(Jobs):
+    """A CSV input's jobs, each knowing its row's line in the file: a file problem found when the run checks its
+    files (a resumed run's rows still to send, `parser.refuse_held`) is named by that line and the cell's path, as the
+    first run's check names it."""
+
+    __slots__ = ("_base", "_numbers", "_source")
+
+    def __init__(self, jobs: Iterable[Job], numbers: list[int], source: Path, base: Path) -> None:
+        super().__init__(jobs)
+        self._numbers, self._source, self._base = numbers, source, base
+
+    def place(self, index: int) -> tuple[str | Path, int] | None:
+        return self._source, self._numbers[index]
+
+    def named(self, path: Path, given: str) -> str:
+        return named_from(self._base, path, given)
 
 
 def load_csv_stream(
@@ -140,7 +159,9 @@ def _csv_jobs(
     file_column: str | None,
     id_column: str | None,
     files: FileChecks | None = None,
+    numbers: list[int] | None = None,
 ) -> list[Job]:
+    """The jobs of a CSV's text, every row checked; `numbers` (when given) is filled with each job's line."""
     problems = Problems(source)
     # A cell may hold a whole document; the csv module's default limit (128 KB a cell) is far below the API's.
     # The limit is process-wide, so it is only ever raised, never lowered.
@@ -174,6 +195,8 @@ def _csv_jobs(
         job = parser.csv_row(number, row, table)
         if job is not None:
             jobs.append(job)
+            if numbers is not None:
+                numbers.append(number)
     parser.done("has a header but no rows; add one row per job")
     return jobs
 

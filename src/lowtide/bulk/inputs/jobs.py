@@ -152,8 +152,7 @@ class Jobs(Sequence[Job]):
 
     def file_of(self, index: int) -> str | None:
         """The name of the file job `index` sends (its result line keeps it), or None."""
-        item = self._items[index]
-        return None if isinstance(item, str) or item.file is None else item.file.name
+        return file_name(self._items[index])
 
     def place(self, index: int) -> tuple[str | Path, int] | None:
         """Where job `index` was read, as its input and line number, when its jobs know it (else None)."""
@@ -301,6 +300,21 @@ def job_messages(job: Job, *, citations: bool) -> list[dict[str, object]]:
         return [{"role": "user", "content": job.prompt}]
     cite = job.citations if job.citations is not None else citations
     return [{"role": "user", "content": [file_block(job.file, citations=cite), {"type": "text", "text": job.prompt}]}]
+
+
+def file_name(item: Job | str) -> str | None:
+    """The name of the file a job sends, kept in its result line: its `file`, else its messages' first document block
+    by path (None for a prompt alone, or a job that names no file)."""
+    if isinstance(item, str):
+        return None
+    if item.file is not None:
+        return item.file.name
+    return next((path.name for _, _, path in document_paths(item)), None)
+
+
+def named_from(base: Path, path: Path, given: str) -> str:
+    """A file as an input file names it: its path from the input's folder `base` (as given when outside it)."""
+    return str(path.relative_to(base)) if path.is_relative_to(base) else given
 
 
 def document_paths(job: Job) -> Iterator[tuple[str, str, Path]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lowtide.bulk.inputs.digest import InputDigest
 from lowtide.bulk.inputs.files import UncheckedFiles
-from lowtide.bulk.inputs.jobs import Job, Jobs, job_of
+from lowtide.bulk.inputs.jobs import Job, Jobs, file_name, job_of, named_from
 from lowtide.bulk.inputs.parser import InputParser, jsonl_line, refuse_binary
 from lowtide.bulk.inputs.problems import InputError, InputProblem
 
@@ -23,7 +23,7 @@ __all__ = ["JsonlLines", "LineJobs", "input_lines", "jsonl_reading", "read_input
 # A line whose bytes hold none of these cannot name a file or an id (a JSON key is its letters, or escapes them).
 _FILE_OR_ID = (b"file", b"id", b"\\")
 _ID = (b"id", b"\\")
-_FILE = (b"file", b"\\")
+_FILE = (b"file", b"path", b"\\")
 
 
 def input_lines(source: Path, digest: InputDigest | None = None) -> Iterator[bytes]:
@@ -151,15 +151,13 @@ class LineJobs(Jobs):
     def file_of(self, index: int) -> str | None:
         if not self._may_hold(index, _FILE):
             return None
-        item = self._item(index)
-        return None if isinstance(item, str) or item.file is None else item.file.name
+        return file_name(self._item(index))
 
     def place(self, index: int) -> tuple[str | Path, int] | None:
         return self._source, self._numbers[index]
 
     def named(self, path: Path, given: str) -> str:
-        """A file as the input names it: its path from the input's folder (the absolute path when outside it)."""
-        return str(path.relative_to(self._base)) if path.is_relative_to(self._base) else given
+        return named_from(self._base, path, given)
 
     def __len__(self) -> int:
         return len(self._lines)
