@@ -18,7 +18,7 @@ from lowtide.providers import BatchBackend, InputLimits, OneBatchCalls, ResultLi
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai_compatible.chat import CHAT_URL, chat_line_outcome, encode_request
 from lowtide.providers.openai_compatible.checks import input_limits, preflight
-from lowtide.providers.openai_compatible.dialect import Dialect
+from lowtide.providers.openai_compatible.dialect import Dialect, name_by_dialect
 from lowtide.providers.openai_compatible.sdk import C, Sdk, build_client, check_model
 
 __all__ = ["ChatBatchCodec", "ChatBatchProvider"]
@@ -52,6 +52,10 @@ class ChatBatchProvider(OneBatchCalls[BatchBackend], Provider, Generic[C]):
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
     dialect: Dialect[BaseModel]
     sdk: Sdk[C]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        name_by_dialect(cls)
 
     def __init__(self, options: ProviderOptions) -> None:
         client, owns_client = build_client(options, self.dialect, self.sdk)

@@ -15,7 +15,7 @@ from lowtide.providers import InputLimits, credential_of, split_for_sdk
 from lowtide.providers.chat_stream import INCLUDE_USAGE, ChatChunks
 from lowtide.providers.openai_compatible.chat import chat_response, encode_request
 from lowtide.providers.openai_compatible.checks import input_limits, preflight
-from lowtide.providers.openai_compatible.dialect import Dialect
+from lowtide.providers.openai_compatible.dialect import Dialect, name_by_dialect
 from lowtide.providers.openai_compatible.sdk import C, Sdk, build_client, check_model
 from lowtide.streaming import StreamEvent
 
@@ -28,6 +28,10 @@ class ChatProvider(Provider, Generic[C]):
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
     dialect: Dialect[BaseModel]
     sdk: Sdk[C]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        name_by_dialect(cls)
 
     def __init__(self, options: ProviderOptions) -> None:
         self._client, self._owns_client = build_client(options, self.dialect, self.sdk)
