@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -18,9 +18,9 @@ from lowtide.providers.openai.chat_limits import ChatLimits
 from lowtide.providers.openai.rules import CONTENT as OPENAI_CONTENT
 
 if TYPE_CHECKING:
-    from lowtide import Provider, ProviderRegistry
+    from lowtide import ProviderRegistry
 
-__all__ = ["MAX_LIVE_BYTES", "Dialect", "check_stop_sequences", "name_by_dialect", "register_dialect"]
+__all__ = ["MAX_LIVE_BYTES", "Dialect", "check_stop_sequences", "register_dialect"]
 
 OptionsT = TypeVar("OptionsT", bound=BaseModel, covariant=True)
 
@@ -142,17 +142,3 @@ def register_dialect(registry: ProviderRegistry, dialect: Dialect[BaseModel], *,
         if where is not None:
             module, _, attribute = where.partition(":")
             registry.register(dialect.name, mode, LazyProvider(module, attribute))
-
-
-def name_by_dialect(provider: type[Provider]) -> None:
-    """A dialect's provider class takes its `name` and `gen_ai_provider_name` from its `dialect` (unless it sets
-    them): what `ChatProvider` and `ChatBatchProvider` do for each subclass, so that a dialect's class names only
-    its dialect and SDK."""
-    found: object = provider.__dict__.get("dialect")
-    if not isinstance(found, Dialect):
-        return
-    named = cast("Dialect[BaseModel]", found)  # (a class attribute's type argument is not seen at run time)
-    if "name" not in provider.__dict__:
-        provider.name = named.name
-    if "gen_ai_provider_name" not in provider.__dict__:
-        provider.gen_ai_provider_name = named.gen_ai_provider_name
