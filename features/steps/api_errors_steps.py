@@ -117,17 +117,18 @@ def step_pickle_error_classes(context: Context) -> None:
     import lowtide.errors
 
     kinds = [getattr(lowtide.errors, name) for name in lowtide.errors.__all__]
-    context.error_classes = [
+    world(context).asked["error classes"] = [
         (kind, f"{kind.__module__}.{kind.__qualname__}", pickle.loads(pickle.dumps(kind))) for kind in kinds
     ]
 
 
 @then('each comes back as itself, named "lowtide.errors.<its name>" as a journal names it')
 def step_error_classes_named(context: Context) -> None:
+    read: list[tuple[type, str, object]] = world(context).asked["error classes"]
     wrong = [
         (named, back)
-        for kind, named, back in context.error_classes
+        for kind, named, back in read
         if back is not kind or named != f"lowtide.errors.{kind.__qualname__}"
     ]
-    assert len(context.error_classes) >= 30, context.error_classes
+    assert len(read) >= 30, read
     assert not wrong, wrong
