@@ -57,17 +57,12 @@ def _status_error(exc: errors.APIError) -> StatusError:
     )
 
 
-def _url_of(exc: httpx2.TransportError) -> str:
-    return str(exc.request.url)
-
-
 SDK_ERRORS = SdkErrors(
     client="google-genai",
     api="Gemini API",
     status=errors.APIError,
     read_status=_status_error,
     connection=httpx2.TransportError,
-    url_of=_url_of,
     base=errors.APIError,
     timeout=httpx2.TimeoutException,
 )
