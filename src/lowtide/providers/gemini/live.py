@@ -14,7 +14,7 @@ from lowtide import ActorRequest, ActorResponse, APIConnectionError, BatchProces
 from lowtide.providers import InputLimits, parse_response, response_of
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
 from lowtide.providers.gemini.checks import Checks
-from lowtide.providers.gemini.client import build_client
+from lowtide.providers.gemini.client import OwnedClient, build_client
 from lowtide.providers.gemini.errors import translate_errors
 from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.gemini.requests import Encoded, encode_request
@@ -49,11 +49,15 @@ class GeminiProvider(Provider):
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
 
     def __init__(self, options: ProviderOptions) -> None:
-        self._owned = owned = build_client(options)
+        self._owned = owned = self._build_client(options)
         self._checks = Checks(owned)
         self._client = owned.client
         self._http = owned.http
         self._scope = owned.scope
+
+    def _build_client(self, options: ProviderOptions) -> OwnedClient:
+        """The SDK client its calls go through (the Gemini API's; Vertex AI's provider builds its own)."""
+        return build_client(options)
 
     def quota_scope(self) -> str:
         return self._scope
@@ -71,7 +75,7 @@ class GeminiProvider(Provider):
                 body, request_id = await self._answer_whole(encoded)
             else:
                 body, request_id = await self._answer_streamed(encoded)
-        return _response(request, body, request_id)
+        return _response(request, body, request_id, self.name)
 
     async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
         """The answer through `generate_content_stream`: each chunk's text, thoughts and function calls as they come,
@@ -87,7 +91,7 @@ class GeminiProvider(Provider):
                 for piece in pieces.add(chunk):
                     yield piece
             body = _finished(chunks, request_id)
-        yield _response(request, body, request_id)
+        yield _response(request, body, request_id, self.name)
 
     async def _answer_whole(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
         models = cast("_Models", self._client.aio.models)
@@ -128,13 +132,15 @@ def _finished(chunks: list[dict[str, object]], request_id: str | None) -> dict[s
     return body
 
 
-def _response(request: ActorRequest, body: dict[str, object], request_id: str | None) -> ActorResponse[object]:
+def _response(
+    request: ActorRequest, body: dict[str, object], request_id: str | None, provider: str
+) -> ActorResponse[object]:
     body.setdefault("modelVersion", request.model)
     error = blocked_error(body, request_id=request_id)
     if error is not None:
         raise error
     ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": request_id}
-    held, _ = answer_and_json(body, mode=BatchProcessingMode.LIVE, ids=ids)
+    held, _ = answer_and_json(body, mode=BatchProcessingMode.LIVE, ids=ids, provider=provider)
     response = response_of(held)
     model = request.response_model
     return response if model is None else parse_response(response, model)

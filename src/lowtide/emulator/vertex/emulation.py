@@ -1,0 +1,56 @@
+"""Vertex AI as an emulation (the `vertex` entry point of `lowtide.emulators`): Gemini's models under a project and
+a location (`models.py`), answered in Google's error shape (`{"error": {"code", "message", "status"}}`), every call
+asked for a bearer token (any: the emulator checks none, as an anonymous caller's is `lowtide-anonymous`). Its paths
+(`/v1beta1/projects/...`, `/v1beta1/publishers/...`) are its own, so it claims no caller. Route names start `vertex.`,
+so faults armed for one reach Vertex's callers alone. Its handle in tests is `emulator.emulation(VertexEmulation)`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
+from lowtide.emulator.core.errors import ApiError
+from lowtide.emulator.gemini.errors import GeminiError, from_api_error, gemini_error_response
+from lowtide.emulator.vertex.models import bearer, vertex_model_routes
+
+__all__ = ["VertexEmulation"]
+
+_NO_TOKEN = (
+    "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other "
+    "valid authentication credential."
+)
+
+
+class VertexEmulation(Emulation):
+    """The emulated Vertex AI project (`emulator.emulation(VertexEmulation)`)."""
+
+    name = "vertex"
+    route_names = (
+        "vertex.generate_content",
+        "vertex.stream_generate_content",
+        "vertex.count_tokens",
+        "vertex.models.get",
+        "vertex.models.list",
+    )
+
+    def __init__(self, shared: Shared) -> None:
+        super().__init__(shared)
+
+    def routes(self) -> Sequence[RouteRow]:
+        return vertex_model_routes(self.shared)
+
+    def begin(self, request: Request) -> None:
+        if not bearer(request):
+            raise GeminiError(401, _NO_TOKEN)
+
+    def translate(self, error: ApiError) -> Exception:
+        return from_api_error(error)
+
+    def error_response(self, request: Request, error: Exception) -> Response:
+        return gemini_error_response(request, error)
+
+    def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
+        return {GeminiError: gemini_error_response}
