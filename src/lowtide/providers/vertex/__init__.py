@@ -17,10 +17,11 @@ from lowtide.providers.gemini import rules
 from lowtide.providers.registration import Registration
 
 if TYPE_CHECKING:
+    from lowtide.providers.vertex.batch import VertexBatchProvider
     from lowtide.providers.vertex.live import VertexProvider
     from lowtide.providers.vertex.options import VertexOptions
 
-__all__ = ["VertexOptions", "VertexProvider", "register"]
+__all__ = ["VertexBatchProvider", "VertexOptions", "VertexProvider", "register"]
 
 _REGISTRATION = Registration(
     "vertex",

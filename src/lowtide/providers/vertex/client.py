@@ -26,7 +26,15 @@ from lowtide import ConfigurationError, ProviderOptions
 from lowtide.providers.gemini.client import OwnedClient
 from lowtide.providers.vertex.options import VertexOptions, options_in
 
-__all__ = ["BASE_URL_ENV", "DEFAULT_LOCATION", "LOCATION_ENV", "PROJECT_ENV", "Place", "build_client", "place_of"]
+__all__ = [
+    "BASE_URL_ENV",
+    "DEFAULT_LOCATION",
+    "LOCATION_ENV",
+    "PROJECT_ENV",
+    "Place",
+    "build_client",
+    "place_of",
+]
 
 BASE_URL_ENV = "GOOGLE_VERTEX_BASE_URL"
 """The variable google-genai reads Vertex AI's address from (an emulator's: `http://127.0.0.1:8765`)."""
@@ -55,6 +63,8 @@ class Place:
     base_url: str | None
     credentials: auth_credentials.Credentials
     options: VertexOptions
+    anonymous: bool = False
+    """No credentials are sent (an emulator)."""
 
 
 def place_of(options: ProviderOptions) -> Place:
@@ -86,7 +96,7 @@ def place_of(options: ProviderOptions) -> Place:
             field="provider_options.vertex.project",
         )
     location = settings.location or os.environ.get(LOCATION_ENV) or DEFAULT_LOCATION
-    return Place(project, location, base_url, credentials, settings)
+    return Place(project, location, base_url, credentials, settings, anonymous)
 
 
 def build_client(options: ProviderOptions) -> tuple[OwnedClient, Place | None]:

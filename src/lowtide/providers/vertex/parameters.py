@@ -22,13 +22,6 @@ def check_parameters(parameters: Parameters) -> VertexOptions:
 def check_batch_parameters(parameters: Parameters) -> VertexOptions:
     """As `check_parameters`, and a batch's bucket named: a Vertex batch job reads and writes Cloud Storage."""
     options = check_parameters(parameters)
-    if not getattr(parameters, "fallback_to_live", False):
-        # An actor's configuration says its mode (a call's request does not): checked as the actor loads.
-        raise ConfigurationError(
-            "Vertex AI runs in live mode only for now: its batch prediction jobs are not built yet. Set "
-            "batch_processing: live, or fallback_to_live: true to send batch-mode calls live.",
-            field="batch_processing",
-        )
     if options.bucket is None:
         raise ConfigurationError(
             "provider_options.vertex.bucket is required in batch mode: a Vertex AI batch job reads its requests "
