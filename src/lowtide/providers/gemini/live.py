@@ -47,6 +47,8 @@ class GeminiProvider(Provider):
     name: ClassVar[str] = "gemini"
     gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
+    api: ClassVar[str] = "Gemini API"
+    """The API's name in error messages."""
 
     def __init__(self, options: ProviderOptions) -> None:
         self._owned = owned = self._build_client(options)
@@ -70,7 +72,7 @@ class GeminiProvider(Provider):
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         encoded = encode_request(request)
-        with translate_errors():
+        with translate_errors(self.api):
             if request.max_tokens <= WHOLE_ANSWER_MAX_TOKENS:
                 body, request_id = await self._answer_whole(encoded)
             else:
@@ -84,13 +86,13 @@ class GeminiProvider(Provider):
         chunks: list[dict[str, object]] = []
         pieces = StreamPieces()
         request_id: str | None = None
-        with translate_errors():
+        with translate_errors(self.api):
             async for chunk, chunk_id in self._chunks(encoded):
                 request_id = request_id or chunk_id
                 chunks.append(chunk)
                 for piece in pieces.add(chunk):
                     yield piece
-            body = _finished(chunks, request_id)
+            body = _finished(chunks, request_id, self.api)
         yield _response(request, body, request_id, self.name)
 
     async def _answer_whole(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
@@ -104,7 +106,7 @@ class GeminiProvider(Provider):
         async for chunk, chunk_id in self._chunks(encoded):
             request_id = request_id or chunk_id
             chunks.append(chunk)
-        return _finished(chunks, request_id), request_id
+        return _finished(chunks, request_id, self.api), request_id
 
     async def _chunks(self, encoded: Encoded) -> AsyncIterator[tuple[dict[str, object], str | None]]:
         """The stream's chunks as the API's JSON, each with the request id its headers gave."""
@@ -120,13 +122,13 @@ class GeminiProvider(Provider):
             await self._http.aclose()
 
 
-def _finished(chunks: list[dict[str, object]], request_id: str | None) -> dict[str, object]:
+def _finished(chunks: list[dict[str, object]], request_id: str | None, api: str) -> dict[str, object]:
     """The chunks of a stream as one body; `APIConnectionError` when they stopped before the answer finished."""
     body = merged(chunks)
     if not finished(body):
         # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
         raise APIConnectionError(
-            f"The Gemini API's stream ended after {len(chunks)} chunk(s), before its answer was finished.",
+            f"The {api}'s stream ended after {len(chunks)} chunk(s), before its answer was finished.",
             request_id=request_id,
         )
     return body

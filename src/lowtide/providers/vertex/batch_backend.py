@@ -245,7 +245,7 @@ class VertexBatchBackend(SdkBatchBackend):
         return known
 
     def _translate(self) -> AbstractContextManager[None]:
-        return translate_errors()
+        return translate_errors("Vertex AI API")
 
 
 def _vertex_line(line: JSONObject) -> bytes:

@@ -20,6 +20,7 @@ class VertexProvider(GeminiProvider):
 
     name: ClassVar[str] = PROVIDER_NAME
     gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
+    api: ClassVar[str] = "Vertex AI API"
 
     def _build_client(self, options: ProviderOptions) -> OwnedClient:
         return build_client(options)[0]
