@@ -12,6 +12,7 @@ from _support import remember_env, world, yaml_doc
 from step_context import Context as StepContext
 from step_context import given, then, when
 
+from lowtide.core.clock import SystemClock
 from lowtide.emulator import Emulator
 
 MODEL = "gemini-2.5-flash"
@@ -115,3 +116,41 @@ def step_vertex_called_at(context: Context, path: str, token: str) -> None:
 @then("nothing was sent to Vertex AI")
 def step_vertex_nothing_sent(context: Context) -> None:
     assert context.vertex_seen == [], context.vertex_seen
+
+
+# -- the real Vertex AI, opted into ------------------------------------------------------------------------------------
+
+REAL_PROJECT_ENV = "LOWTIDE_VERTEX_REAL_PROJECT"
+REAL_BUCKET_ENV = "LOWTIDE_VERTEX_REAL_BUCKET"
+
+
+@given("the real Vertex AI, when a run opts in with a project (and, for batch mode, a bucket) it may spend on")
+def step_vertex_real(context: Context) -> None:
+    if not os.environ.get(REAL_PROJECT_ENV):
+        context.scenario.skip(f"set {REAL_PROJECT_ENV} (and {REAL_BUCKET_ENV}) to call the real Vertex AI")
+
+
+@given('a real Vertex actor "{name}" with:')
+def step_vertex_real_actor(context: Context, name: str) -> None:
+    given = yaml_doc(context.text)
+    vertex = {"project": os.environ[REAL_PROJECT_ENV], "credentials": "default"}
+    if given.get("batch_processing") == "batch":
+        bucket = os.environ.get(REAL_BUCKET_ENV)
+        if not bucket:
+            context.scenario.skip(f"set {REAL_BUCKET_ENV} to a bucket the credentials may write")
+            return
+        vertex["bucket"] = bucket
+    w = world(context)
+    w.client = None
+    settings = {"name": name, "provider": "vertex", "model": "gemini-2.5-flash", **given}
+    # Real time: the scenario's virtual clock would poll the real API without waiting.
+    w.add_actor({**settings, "provider_options": {"vertex": vertex}}, clock=SystemClock())
+
+
+@then("a real answer came back from Vertex AI, priced")
+def step_vertex_real_answer(context: Context) -> None:
+    response = world(context).answer()
+    assert response.text.strip(), response
+    assert response.provider == "vertex", response
+    assert response.usage.output_tokens > 0, response.usage
+    assert response.cost is not None, response
