@@ -81,3 +81,35 @@ Feature: An actor answered by Vertex AI's batch prediction jobs, durably
     Then a ConfigurationError is raised
     And the error names the field "provider_options.vertex.bucket"
     And the error message contains "Cloud Storage"
+
+  Scenario: An intent taken over after a crash between writing its input and creating the job is created from it
+    Given the ledger holds a Vertex intent for the key "high" asking "When is high tide?", its input written to the bucket by a program that died before creating the job
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call                   | count |
+      | storage.objects.insert | 0     |
+      | vertex.batches.create  | 1     |
+      | storage.objects.delete | 1     |
+    And the Vertex batch job was created from the file the dead program wrote, under its intent id
+
+  Scenario: An intent taken over whose input is gone from the bucket sends its request again, once
+    Given the ledger holds a Vertex intent for the key "high" asking "When is high tide?", its input written to the bucket by a program that died before creating the job
+    And that input was deleted from the bucket since
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And Vertex AI holds 1 batch job
+    And each custom id was sent to Vertex AI once
+
+  Scenario: A create Vertex AI refuses fails its calls at once, and deletes the input it wrote
+    Given Vertex AI will fail the next "vertex.batches.create" call with status 400
+    When the actor is asked "When is high tide?" with the key "high"
+    Then an InvalidRequestError is raised
+    And Vertex AI holds 0 batch job
+    And the bucket holds no file any more
+
+  Scenario: A write Cloud Storage refuses fails its calls at once; nothing is created
+    Given Vertex AI will fail the next "storage.objects.insert" call with status 403
+    When the actor is asked "When is high tide?" with the key "high"
+    Then a PermissionDeniedError is raised
+    And Vertex AI holds 0 batch job

@@ -4,14 +4,17 @@ google-genai and google-cloud-storage clients from their settings, anonymously, 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from _support import World, world, yaml_doc
+from _support import World, dead_intent, world, yaml_doc
 from step_context import Context, given, then, when
 
 from lowtide import ActorResponse
 from lowtide.emulator.vertex.emulation import VertexEmulation
+from lowtide.ledger.store import NewRequest
 from lowtide.providers.gemini.batch_backend import display_name
+from lowtide.providers.vertex.batch_backend import INPUT_FILE_STEP, MODEL_STEP, VertexBatchBackend
 
 BUCKET = "tide-batches"
 
@@ -107,3 +110,68 @@ def step_vertex_batch_priced(context: Context) -> None:
         assert cost.total_usd > 0, cost
         assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
         assert outcome.provider == "vertex", outcome
+
+
+def _backend(w: World) -> VertexBatchBackend:
+    backend = w.current_actor().batch_backend()
+    assert isinstance(backend, VertexBatchBackend), backend
+    return backend
+
+
+@given(
+    'the ledger holds a Vertex intent for the key "{key}" asking "{prompt}", its input written to the bucket by a '
+    "program that died before creating the job"
+)
+def step_vertex_orphan_intent(context: Context, key: str, prompt: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    backend = _backend(w)
+    params: dict[str, Any] = backend.codec.encode_request(actor.request(prompt))
+    custom_id = w.custom_id(key)
+    ledger = w.ledger()
+    now = w.clock.now()
+    dead = "host:999999:dead"
+    model = backend.codec.model_of(params)
+    ledger.claim(
+        [NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=model, params=params)],
+        owner=dead,
+        until=now - 1,
+        now=now,
+    )
+    batch_id = "lt_0123456789abcdef0123456789abcdef"
+    line = {"key": custom_id, "request": {name: value for name, value in params.items() if name != "model"}}
+    body = json.dumps(line).encode() + b"\n"
+    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+    uri = f"gs://{BUCKET}/lowtide/{batch_id}/input.jsonl"
+    _vertex(w).storage.put(BUCKET, f"lowtide/{batch_id}/input.jsonl", body, now=now)
+    ledger.record_create_step(batch_id, MODEL_STEP, model)
+    ledger.record_create_step(batch_id, INPUT_FILE_STEP, uri)
+    w.witnessed["orphan"] = [batch_id, uri]
+    w.emu.calls.clear()
+
+
+@given("that input was deleted from the bucket since")
+def step_vertex_orphan_gone(context: Context) -> None:
+    w = world(context)
+    batch_id, _ = w.witnessed["orphan"]
+    _vertex(w).storage.delete(BUCKET, f"lowtide/{batch_id}/input.jsonl")
+
+
+@given('Vertex AI will fail the next "{route}" call with status {status:d}')
+def step_vertex_fail_next(context: Context, route: str, status: int) -> None:
+    world(context).emu.faults.fail_next(route, status)
+
+
+@then("the Vertex batch job was created from the file the dead program wrote, under its intent id")
+def step_vertex_job_from_orphan(context: Context) -> None:
+    w = world(context)
+    batch_id, uri = w.witnessed["orphan"]
+    [job] = _vertex(w).jobs.jobs.values()
+    assert job.source == uri, job
+    assert job.display_name == display_name(batch_id, 1), job.display_name
+
+
+@then("the bucket holds no file any more")
+def step_vertex_bucket_empty(context: Context) -> None:
+    objects = list(_vertex(world(context)).storage.buckets.get(BUCKET, {}))
+    assert objects == [], objects
