@@ -113,3 +113,12 @@ Feature: An actor answered by Vertex AI's batch prediction jobs, durably
     When the actor is asked "When is high tide?" with the key "high"
     Then a PermissionDeniedError is raised
     And Vertex AI holds 0 batch job
+
+  Scenario: A batch above 8 MiB is written to Cloud Storage in a resumable upload, and answered
+    When the actor is asked 3 prompts of 3000000 characters at once
+    Then every call was answered with the emulated reply to its prompt
+    And the answers came in batches of 3
+    And the API received these calls:
+      | call                   | count |
+      | storage.objects.insert | 2     |
+      | vertex.batches.create  | 1     |

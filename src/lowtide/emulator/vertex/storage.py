@@ -1,8 +1,9 @@
 """The Cloud Storage JSON API as google-cloud-storage calls it for a batch's files: a multipart upload
 (`POST /upload/storage/v1/b/{bucket}/o?uploadType=multipart`), an object's metadata and its bytes (`alt=media`, or
 `/download/storage/v1/...`), a listing by prefix (paged) and a delete. The emulator's reading where the API says more:
-every bucket exists (made by its first object), a resumable upload is not served (google-cloud-storage uploads at
-most 8 MiB in one multipart call; a larger batch file is refused here with 501), generations count up per object."""
+every bucket exists (made by its first object); a resumable upload (google-cloud-storage's way above 8 MiB) is
+served when its bytes come in one chunk (the SDK's chunk is 100 MiB, above the emulator's largest upload), a chunk
+that does not end the object is refused with 501; generations count up per object."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import cast
 from starlette.requests import Request
 
 from lowtide.emulator.core.emulation import RouteRow
-from lowtide.emulator.core.http import Answer, Streamed, read_body
+from lowtide.emulator.core.http import Answer, Headed, Streamed, read_body
 from lowtide.emulator.core.jsonutil import JsonObject
 from lowtide.emulator.gemini.errors import GeminiError
 
@@ -82,6 +83,7 @@ def resource(bucket: str, name: str, stored: StoredObject) -> JsonObject:
         "contentType": stored.content_type,
         "size": str(len(stored.data)),
         "md5Hash": base64.b64encode(hashlib.md5(stored.data, usedforsecurity=False).digest()).decode(),
+        "crc32c": base64.b64encode(_crc32c(stored.data).to_bytes(4, "big")).decode(),
         "timeCreated": moment,
         "updated": moment,
     }
@@ -93,6 +95,7 @@ def storage_routes(store: ObjectStore, now: Callable[[], float]) -> list[RouteRo
     obj = "/storage/v1/b/{bucket}/o/{name:path}"
     return [
         ("/upload/storage/v1/b/{bucket}/o", "POST", "storage.objects.insert", api.insert),
+        ("/upload/storage/v1/b/{bucket}/o", "PUT", "storage.objects.insert", api.upload_chunk),
         ("/download" + obj, "GET", "storage.objects.get", api.get),
         ("/storage/v1/b/{bucket}/o", "GET", "storage.objects.list", api.list),
         (obj, "GET", "storage.objects.get", api.get),
@@ -104,6 +107,8 @@ class _Storage:
     def __init__(self, store: ObjectStore, now: Callable[[], float]) -> None:
         self._store = store
         self._now = now
+        self._sessions: dict[str, tuple[str, str, str | None]] = {}
+        self._uploads = 0
 
     async def insert(self, request: Request) -> Answer:
         bucket = str(request.path_params["bucket"])
@@ -116,10 +121,35 @@ class _Storage:
         elif kind == "multipart":
             name, content_type, data = _multipart(request.headers.get("content-type", ""), body)
             name = request.query_params.get("name") or name
+        elif kind == "resumable":
+            metadata = json.loads(body or b"{}")
+            name = request.query_params.get("name") or str(metadata.get("name") or "")
+            if not name:
+                raise GeminiError(400, "Required object name.")
+            self._uploads += 1
+            upload_id = f"upload-{self._uploads}"
+            self._sessions[upload_id] = (bucket, name, request.headers.get("x-upload-content-type"))
+            location = f"{str(request.base_url).rstrip('/')}/upload/storage/v1/b/{bucket}/o?uploadType=resumable"
+            return Headed({}, {"location": f"{location}&upload_id={upload_id}"})
         else:
-            raise GeminiError(501, f"The emulator serves uploadType=multipart and media, not {kind!r}.")
+            raise GeminiError(501, f"The emulator serves uploadType=multipart, media and resumable, not {kind!r}.")
         if not name:
             raise GeminiError(400, "Required object name.")
+        stored = self._store.put(bucket, name, data, now=self._now(), content_type=content_type)
+        return resource(bucket, name, stored)
+
+    async def upload_chunk(self, request: Request) -> Answer:
+        """A resumable upload's bytes, whole in one chunk (`Content-Range: bytes 0-N/total`)."""
+        session = self._sessions.get(request.query_params.get("upload_id", ""))
+        if session is None:
+            raise GeminiError(404, "No such upload session.")
+        bucket, name, content_type = session
+        data = await read_body(request, _MAX_UPLOAD_BYTES)
+        declared = request.headers.get("content-range", "")
+        total = declared.rpartition("/")[2]
+        if not declared.startswith("bytes 0-") or not total.isdigit() or int(total) != len(data):
+            raise GeminiError(501, "The emulator takes a resumable upload's bytes in one chunk, whole.")
+        del self._sessions[request.query_params["upload_id"]]
         stored = self._store.put(bucket, name, data, now=self._now(), content_type=content_type)
         return resource(bucket, name, stored)
 
@@ -148,6 +178,33 @@ class _Storage:
     async def delete(self, request: Request) -> Answer:
         self._store.delete(str(request.path_params["bucket"]), str(request.path_params["name"]))
         return {}
+
+
+def _crc32c(data: bytes) -> int:
+    """CRC-32C (Castagnoli) of `data`, which the SDK checks a resumable upload by: google-crc32c's, where installed
+    (beside google-cloud-storage), else computed here."""
+    try:
+        import google_crc32c  # pyright: ignore[reportMissingTypeStubs] - a C extension without stubs
+    except ImportError:
+        crc = 0xFFFFFFFF
+        for byte in data:
+            crc = _CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+        return crc ^ 0xFFFFFFFF
+    compute = cast("Callable[[bytes], int]", google_crc32c.value)  # pyright: ignore[reportUnknownMemberType]
+    return compute(data)
+
+
+def _table() -> list[int]:
+    table: list[int] = []
+    for index in range(256):
+        crc = index
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+_CRC_TABLE = _table()
 
 
 def _multipart(content_type: str, body: bytes) -> tuple[str, str | None, bytes]:
