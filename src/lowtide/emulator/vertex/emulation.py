@@ -66,8 +66,10 @@ class VertexEmulation(Emulation):
 
     def stats(self) -> Mapping[str, object]:
         return {
-            "vertex_batches_created": self.jobs.created_batches,
-            "vertex_custom_ids_created": sum(self.jobs.created_custom_ids.values()),
+            "vertex_batches": len(self.jobs.jobs),
+            "vertex_created_batches": self.jobs.created_batches,
+            "vertex_created_custom_ids": dict(self.jobs.created_custom_ids),
+            "vertex_objects": sum(len(objects) for objects in self.storage.buckets.values()),
         }
 
     def reset(self) -> None:
