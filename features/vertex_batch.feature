@@ -29,9 +29,9 @@ Feature: An actor answered by Vertex AI's batch prediction jobs, durably
     And the bucket holds the job's answers under "lowtide/lt_", and no input file
     And the API received these calls:
       | call                   | count |
-      | storage.objects.insert | 1     |
+      | vertex.storage.objects.insert | 1     |
       | vertex.batches.create  | 1     |
-      | storage.objects.delete | 1     |
+      | vertex.storage.objects.delete | 1     |
     And the ledger holds these requests:
       | key  | state     | model            |
       | high | succeeded | gemini-2.5-flash |
@@ -88,9 +88,9 @@ Feature: An actor answered by Vertex AI's batch prediction jobs, durably
     Then the answer is the emulated reply to "When is high tide?"
     And the API received these calls:
       | call                   | count |
-      | storage.objects.insert | 0     |
+      | vertex.storage.objects.insert | 0     |
       | vertex.batches.create  | 1     |
-      | storage.objects.delete | 1     |
+      | vertex.storage.objects.delete | 1     |
     And the Vertex batch job was created from the file the dead program wrote, under its intent id
 
   Scenario: An intent taken over whose input is gone from the bucket sends its request again, once
@@ -109,7 +109,7 @@ Feature: An actor answered by Vertex AI's batch prediction jobs, durably
     And the bucket holds no file any more
 
   Scenario: A write Cloud Storage refuses fails its calls at once; nothing is created
-    Given Vertex AI will fail the next "storage.objects.insert" call with status 403
+    Given Vertex AI will fail the next "vertex.storage.objects.insert" call with status 403
     When the actor is asked "When is high tide?" with the key "high"
     Then a PermissionDeniedError is raised
     And Vertex AI holds 0 batch job
@@ -120,5 +120,5 @@ Feature: An actor answered by Vertex AI's batch prediction jobs, durably
     And the answers came in batches of 3
     And the API received these calls:
       | call                   | count |
-      | storage.objects.insert | 2     |
+      | vertex.storage.objects.insert | 2     |
       | vertex.batches.create  | 1     |

@@ -45,10 +45,10 @@ class VertexEmulation(Emulation):
         "vertex.batches.cancel",
         "vertex.batches.get",
         "vertex.batches.delete",
-        "storage.objects.insert",
-        "storage.objects.get",
-        "storage.objects.list",
-        "storage.objects.delete",
+        "vertex.storage.objects.insert",
+        "vertex.storage.objects.get",
+        "vertex.storage.objects.list",
+        "vertex.storage.objects.delete",
     )
 
     def __init__(self, shared: Shared) -> None:

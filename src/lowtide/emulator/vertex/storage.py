@@ -90,16 +90,16 @@ def resource(bucket: str, name: str, stored: StoredObject) -> JsonObject:
 
 
 def storage_routes(store: ObjectStore, now: Callable[[], float]) -> list[RouteRow]:
-    """The routes, named `storage.objects.*`."""
+    """The routes, named `vertex.storage.objects.*`."""
     api = _Storage(store, now)
     obj = "/storage/v1/b/{bucket}/o/{name:path}"
     return [
-        ("/upload/storage/v1/b/{bucket}/o", "POST", "storage.objects.insert", api.insert),
-        ("/upload/storage/v1/b/{bucket}/o", "PUT", "storage.objects.insert", api.upload_chunk),
-        ("/download" + obj, "GET", "storage.objects.get", api.get),
-        ("/storage/v1/b/{bucket}/o", "GET", "storage.objects.list", api.list),
-        (obj, "GET", "storage.objects.get", api.get),
-        (obj, "DELETE", "storage.objects.delete", api.delete),
+        ("/upload/storage/v1/b/{bucket}/o", "POST", "vertex.storage.objects.insert", api.insert),
+        ("/upload/storage/v1/b/{bucket}/o", "PUT", "vertex.storage.objects.insert", api.upload_chunk),
+        ("/download" + obj, "GET", "vertex.storage.objects.get", api.get),
+        ("/storage/v1/b/{bucket}/o", "GET", "vertex.storage.objects.list", api.list),
+        (obj, "GET", "vertex.storage.objects.get", api.get),
+        (obj, "DELETE", "vertex.storage.objects.delete", api.delete),
     ]
 
 
