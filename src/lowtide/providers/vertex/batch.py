@@ -49,7 +49,7 @@ class VertexBatchProvider(OneBatchCalls[VertexBatchBackend], Provider):
         self._http = owned.http
         self._clock = options.clock
         self.settings = options.batch
-        files = BatchFiles(place, anonymous=place.anonymous)
+        files = BatchFiles(place, anonymous=place.anonymous, timeout=options.timeout)
         self.backend = VertexBatchBackend(
             owned.client,
             files,

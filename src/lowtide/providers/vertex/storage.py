@@ -69,13 +69,13 @@ class _Blob(Protocol):
     @property
     def name(self) -> str: ...
 
-    def upload_from_string(self, data: bytes, content_type: str) -> None: ...
+    def upload_from_string(self, data: bytes, content_type: str, *, timeout: float, retry: None) -> None: ...
 
-    def exists(self) -> bool: ...
+    def exists(self, *, timeout: float, retry: None) -> bool: ...
 
-    def download_as_bytes(self) -> bytes: ...
+    def download_as_bytes(self, *, timeout: float, retry: None) -> bytes: ...
 
-    def delete(self) -> None: ...
+    def delete(self, *, timeout: float, retry: None) -> None: ...
 
 
 class _Bucket(Protocol):
@@ -87,7 +87,7 @@ class _Client(Protocol):
 
     def bucket(self, bucket_name: str) -> _Bucket: ...
 
-    def list_blobs(self, bucket_or_name: str, *, prefix: str) -> Iterable[_Blob]: ...
+    def list_blobs(self, bucket_or_name: str, *, prefix: str, timeout: float, retry: None) -> Iterable[_Blob]: ...
 
     def close(self) -> None: ...
 
@@ -95,9 +95,12 @@ class _Client(Protocol):
 class BatchFiles:
     """The bucket an actor's batches are written to, through one storage client made on first use."""
 
-    def __init__(self, place: Place, *, anonymous: bool) -> None:
+    def __init__(self, place: Place, *, anonymous: bool, timeout: float) -> None:
         self._place = place
         self._anonymous = anonymous
+        self._timeout = timeout
+        """Seconds a call may take; the SDK's own retries are off (`retry=None`): lowtide decides every retry, on
+        the actor's clock, where the SDK would sleep a worker thread for up to two minutes."""
         self._client: _Client | None = None
 
     def _storage(self) -> _Client:
@@ -123,20 +126,31 @@ class BatchFiles:
         """Write `data` at `uri` (written again whole when it is there: the same intent writes the same bytes)."""
         bucket, name = split_uri(uri)
         await self._call(
-            lambda client: client.bucket(bucket).blob(name).upload_from_string(data, content_type="application/jsonl")
+            lambda client: (
+                client.bucket(bucket)
+                .blob(name)
+                .upload_from_string(data, content_type="application/jsonl", timeout=self._timeout, retry=None)
+            )
         )
 
     async def exists(self, uri: str) -> bool:
         bucket, name = split_uri(uri)
-        return await self._call(lambda client: client.bucket(bucket).blob(name).exists())
+        return await self._call(
+            lambda client: client.bucket(bucket).blob(name).exists(timeout=self._timeout, retry=None)
+        )
 
     async def read_folder(self, uri: str) -> list[bytes]:
         """Every JSONL file under the folder `uri`, by name."""
         bucket, prefix = split_uri(uri.rstrip("/") + "/")
 
         def read(client: _Client) -> list[bytes]:
-            blobs = sorted(client.list_blobs(bucket, prefix=prefix), key=lambda blob: blob.name)
-            return [blob.download_as_bytes() for blob in blobs if blob.name.endswith(".jsonl")]
+            listed = client.list_blobs(bucket, prefix=prefix, timeout=self._timeout, retry=None)
+            blobs = sorted(listed, key=lambda blob: blob.name)
+            return [
+                blob.download_as_bytes(timeout=self._timeout, retry=None)
+                for blob in blobs
+                if blob.name.endswith(".jsonl")
+            ]
 
         return await self._call(read)
 
@@ -146,7 +160,7 @@ class BatchFiles:
 
         def delete(client: _Client) -> None:
             try:
-                client.bucket(bucket).blob(name).delete()
+                client.bucket(bucket).blob(name).delete(timeout=self._timeout, retry=None)
             except api_exceptions.NotFound:
                 return
 
