@@ -95,7 +95,7 @@ COVERAGE_DATA = Path("build/coverage").absolute()
 README_EXAMPLES = "features/integrations/readme_examples.feature"
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
 # Every provider's SDK: the test sessions run each provider's actors against the emulator.
-PROVIDERS = "gemini,bedrock,mistral,groq,together,fireworks"
+PROVIDERS = "gemini,bedrock,mistral,groq,together,fireworks,vertex"
 # The office-file converter (markitdown): every session whose scenarios send Word, Excel or PowerPoint files.
 DOCUMENTS = "documents"
 PYTHON_PATHS = [p for p in ("src", "features", "robot", "benchmarks", "noxfile.py") if Path(p).exists()]
