@@ -37,6 +37,16 @@ Feature: Webhooks out: lowtide tells the user's server when a batch or bulk run 
     And a new actor on the same ledger is asked "Which tug for the Marguerite?" and closed
     Then the receiver took 2 notices, each once, the first after 6 refusals under one webhook-id
 
+  Scenario: A ledger copied with a notice still to send delivers it from the copy, once, under its id
+    Given the receiver answers the first 6 notices with 503
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    And `lowtide ledger copy ledger.sqlite3 moved.sqlite3` copies the ledger, and the actors use the copy from now on
+    Then the command exits with 0
+    And the command printed "1 request(s), 1 batch(es), 1 result(s), 0 run(s), 1 notice(s)"
+    When 2 minutes pass
+    And a new actor on the same ledger is asked "Which tug for the Marguerite?" and closed
+    Then the receiver took 2 notices, each once, the first after 6 refusals under one webhook-id
+
   Scenario: A notice not taken within a day of its making is given up by the next process, untried
     Given the receiver answers the first 6 notices with 503
     When the actor is asked "Which berth for the Marguerite?" and closed

@@ -7,13 +7,15 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import shlex
 import threading
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from _openai_provider_support import MODEL, OPENAI_KEY
-from _support import set_env, world
+from _support import run_cli, set_env, world
 from _webhook_support import Delivery as Notice
 from _webhook_support import verified, whsec
 from starlette.applications import Starlette
@@ -152,6 +154,15 @@ def step_new_actor(context: Context, prompt: str) -> None:
     told.actor = Actor(told.settings, client=client, clock=told.clock, ledger=told.ledger)
     w.cleanups.append(told.actor.aclose)
     step_ask(context, prompt)
+
+
+@when("`{command}` copies the ledger, and the actors use the copy from now on")
+def step_copy(context: Context, command: str) -> None:
+    """As an operator moving the ledger between two processes: the next actor opens the copy, not the ledger."""
+    w = world(context)
+    source = Path(context.told.ledger)
+    run_cli(w, command, ledger=None, cwd=source.parent)
+    context.told.ledger = str(source.parent / shlex.split(command)[-1])
 
 
 @when("a bulk run of {count:d} prompts runs through the actor")
