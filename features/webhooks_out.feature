@@ -18,6 +18,19 @@ Feature: Webhooks out: lowtide tells the user's server when a batch or bulk run 
     And the notice names the ledger's batch, its provider and 1 request succeeded
     And no notice holds the API key, the prompt or the answer
 
+  Scenario: Asked for, each key's answer stored is told once, naming the key by its SHA-256 alone
+    Given the actor's notices are "batch.ended, key.answered"
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    Then the receiver got a "key.answered" notice for the key "berth-1", "succeeded", from the ledger's batch
+    And no notice holds the key "berth-1"
+    And no notice holds the API key, the prompt or the answer
+
+  Scenario: With include_keys, a key's notice names the key itself
+    Given the actor's notices are "key.answered", with their keys
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    Then the receiver got 1 notice, "key.answered", verified with the secret
+    And the notice names the key "berth-1"
+
   Scenario: A notice answered 503 is tried again with backoff, as one message, until taken
     Given the receiver answers the first 2 notices with 503
     When the actor is asked "Which berth for the Marguerite?" and closed

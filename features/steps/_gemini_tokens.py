@@ -11,9 +11,6 @@ import time
 import uuid
 from typing import cast
 
-import jwt
-from cryptography.hazmat.primitives.asymmetric import rsa
-
 from lowtide.emulator.core.job_tokens import ISSUER, JobTokens
 
 
@@ -30,6 +27,9 @@ def _headers(token: str, msg: str) -> dict[str, str]:
 def job_delivery(tokens: JobTokens, job: str, receiver: str, token: str) -> tuple[bytes, dict[str, str]]:
     """A `batch.succeeded` delivery for `job` to `receiver` (the URL the job was created with), with `token` as its
     signature: the emulator's for that URL, or one of the forgeries the Examples name."""
+    import jwt  # here: every feature loads the steps, and only these need lowtide[gemini]'s pyjwt
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     body, msg, now = _body(job), f"wh_{uuid.uuid4().hex}", time.time()
     claims = {"iss": ISSUER, "aud": receiver, "iat": int(now), "exp": int(now + 300)}
     if token == "the token the job's URL gets":

@@ -4,6 +4,7 @@ a thread; each notice checked with the openai SDK's Standard Webhooks verificati
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import logging
@@ -104,6 +105,54 @@ def step_actor(context: Context) -> None:
     told.settings, told.ledger = settings, str(w.path("ledger.sqlite3"))
     told.actor = Actor(settings, client=client, clock=told.clock, ledger=told.ledger)
     w.cleanups.append(told.actor.aclose)
+
+
+def _renotify(context: Context, **notify: Any) -> None:
+    """The actor made again with `notify`'s settings changed, as a user would edit the actor's file."""
+    w = world(context)
+    told = context.told
+    assert told.emulator is not None
+    batch = told.settings["batch"]
+    told.settings = {**told.settings, "batch": {**batch, "notify": {**batch["notify"], **notify}}}
+    client = told.emulator.openai_client(api_key=OPENAI_KEY)
+    w.cleanups.append(client.close)
+    told.actor = Actor(told.settings, client=client, clock=told.clock, ledger=told.ledger)
+    w.cleanups.append(told.actor.aclose)
+
+
+@given('the actor\'s notices are "{events}"')
+def step_events(context: Context, events: str) -> None:
+    _renotify(context, events=[event.strip() for event in events.split(",")])
+
+
+@given('the actor\'s notices are "{events}", with their keys')
+def step_events_with_keys(context: Context, events: str) -> None:
+    _renotify(context, events=[event.strip() for event in events.split(",")], include_keys=True)
+
+
+@then('the receiver got a "{kind}" notice for the key "{key}", "{state}", from the ledger\'s batch')
+def step_key_notice(context: Context, kind: str, key: str, state: str) -> None:
+    told = context.told
+    assert told.actor is not None
+    [batch] = told.actor.ledger.batches()
+    data = [_verified(n)["data"] for n in told.notices if _verified(n)["type"] == kind]
+    assert len(data) == 1, [n.body for n in told.notices]
+    assert data[0]["key_sha256"] == hashlib.sha256(key.encode()).hexdigest(), data
+    assert data[0]["state"] == state, data
+    assert data[0]["batch_id"] == batch.id, data
+
+
+@then('no notice holds the key "{key}"')
+def step_no_key(context: Context, key: str) -> None:
+    for notice in context.told.notices:
+        assert f'"{key}"' not in notice.body.decode(), notice.body
+
+
+@then('the notice names the key "{key}"')
+def step_names_key(context: Context, key: str) -> None:
+    data = _verified(context.told.notices[-1])["data"]
+    assert data["key"] == key, data
+    assert data["key_sha256"] == hashlib.sha256(key.encode()).hexdigest(), data
 
 
 @given("the receiver answers the first {count:d} notices with {status:d}")
