@@ -60,6 +60,12 @@ Feature: Webhooks out: lowtide tells the user's server when a batch or bulk run 
     And a new actor on the same ledger is asked "Which tug for the Marguerite?" and closed
     Then the receiver took 2 notices, each once, the first after 6 refusals under one webhook-id
 
+  Scenario: A process killed (SIGKILL) while it delivers a notice leaves it to the next process, which delivers it once
+    Given the receiver holds the next notice open, never answering it
+    When a process of its own asks the actor "Which berth for the Marguerite?", and is killed (SIGKILL) while its notice is being delivered
+    And a new process on the same ledger, once the killed one's hold has lapsed, asks "Which tug for the Marguerite?" and closes
+    Then the receiver took 2 notices, each once, the first after 1 refusals under one webhook-id
+
   Scenario: A notice not taken within a day of its making is given up by the next process, untried
     Given the receiver answers the first 6 notices with 503
     When the actor is asked "Which berth for the Marguerite?" and closed
