@@ -173,6 +173,8 @@ class GeminiBatchBackend(SdkBatchBackend):
         self._client = client
         self.inline_bytes = INLINE_BYTES
         """The largest input sent inline; tests set it lower to send files."""
+        self.webhook_url: str | None = None
+        """Where each job calls when it ends (`webhook_config`), besides the project's endpoints."""
 
     # The batch's life.
 
@@ -214,6 +216,8 @@ class GeminiBatchBackend(SdkBatchBackend):
         self, source: str | list[types.InlinedRequest], model: str, count: int, *, intent_id: str
     ) -> RemoteBatch:
         config: types.CreateBatchJobConfigDict = {"display_name": display_name(intent_id, count)}
+        if self.webhook_url is not None:
+            config["webhook_config"] = {"uris": [self.webhook_url]}
 
         async def create() -> types.BatchJob:
             if isinstance(source, str):
