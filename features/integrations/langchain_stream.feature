@@ -72,3 +72,8 @@ Feature: LangChain's streaming with a lowtide chat model
       | openai    | stream_events v3             |
       | openai    | astream in asyncio.run       |
       | anthropic | astream in asyncio.run       |
+
+  Scenario: A copy of a model (pydantic's model_copy) answers from a script after the original was dropped unclosed
+    Given a script's LangChain chat model over its own anthropic actor in live mode, on the emulator's loopback socket
+    When a script invokes the model with "First tide", drops it for a copy of it, then invokes the copy with "Second tide"
+    Then the answer read quoted "Second tide"

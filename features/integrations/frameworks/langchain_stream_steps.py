@@ -276,3 +276,16 @@ def step_read_quoted(context: Context, text: str) -> None:
 def step_nothing_left_logged(context: Context) -> None:
     said = [f"{record.name}: {record.getMessage()}" for record in context.logged]
     assert not said, f"logged: {said}"
+
+
+@when('a script invokes the model with "{first}", drops it for a copy of it, then invokes the copy with "{second}"')
+def step_copy_after_drop(context: Context, first: str, second: str) -> None:
+    model = LowtideChatModel(actor=Actor(context.script_actor))
+    assert first in model.invoke(first).text
+    copy = model.model_copy()
+    del model
+    gc.collect()  # the original goes: its loop, which the copy was made sharing, is closed with it
+    try:
+        context.read_text = copy.invoke(second).text
+    finally:
+        copy.close()

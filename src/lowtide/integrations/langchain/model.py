@@ -183,7 +183,9 @@ class LowtideChatModel(BaseChatModel):
         else:
             raise ActorError("A synchronous call was made inside a running event loop; use `ainvoke` or `abatch`.")
         with self._lock:
-            if self._runner is None:
+            # A copy of a model (pydantic's `model_copy`) shares its runner until the original is collected and closes
+            # it: then the copy makes its own.
+            if self._runner is None or self._left is None or not self._left.alive:
                 self._runner = asyncio.Runner()
                 self._left = weakref.finalize(self, _close_left, self._runner, self.actor)
             return self._runner.run(make())
