@@ -69,6 +69,7 @@ __all__ = [
     "display_name",
     "intent_and_count",
     "remote_batch",
+    "unanswered_job_line",
 ]
 
 log = logging.getLogger(__name__)
@@ -332,22 +333,7 @@ class GeminiBatchBackend(SdkBatchBackend):
             handle(line)
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
-        """A cancelled or expired job leaves the requests it never ran unanswered; a failed one ran none. A job that
-        succeeded answers every request: a missing one was lost."""
-        if batch.status == "cancelled":
-            return error_line(custom_id, CANCELED_STATUS, "The batch was cancelled.")
-        if batch.status == "expired":
-            return error_line(custom_id, EXPIRED_STATUS, "The batch expired.")
-        if batch.status == "failed":
-            job = batch.handle if isinstance(batch.handle, types.BatchJob) else None
-            error = job.error if job is not None else None
-            # google-genai does not read a failed job's error from the Gemini API (it reads Vertex's): the job's own
-            # words when the SDK has them, else that it failed as a whole.
-            message = (error.message if error is not None else None) or (
-                f"Batch job {batch.id} failed as a whole, before any request ran."
-            )
-            return error_line(custom_id, FAILED_STATUS, message)
-        return None
+        return unanswered_job_line(batch, custom_id)
 
     async def cancel(self, batch_id: str) -> RemoteBatch:
         await self._retrying(lambda: self._client.aio.batches.cancel(name=batch_id))
@@ -394,3 +380,23 @@ def _inline_line(item: types.InlinedResponse) -> ResultLine:
     body = response.model_dump(mode="json", by_alias=True, exclude_none=True) if response is not None else {}
     body.pop("sdkHttpResponse", None)
     return {"key": key, "response": body}
+
+
+def unanswered_job_line(batch: RemoteBatch, custom_id: str) -> ResultLine | None:
+    """The line of a request a job (on the Gemini API or Vertex AI) never answered: a cancelled or expired job leaves
+    the requests it never ran unanswered; a failed one ran none. A job that succeeded answers every request: a missing
+    one was lost (None)."""
+    if batch.status == "cancelled":
+        return error_line(custom_id, CANCELED_STATUS, "The batch was cancelled.")
+    if batch.status == "expired":
+        return error_line(custom_id, EXPIRED_STATUS, "The batch expired.")
+    if batch.status == "failed":
+        job = batch.handle if isinstance(batch.handle, types.BatchJob) else None
+        error = job.error if job is not None else None
+        # google-genai does not read a failed job's error from the Gemini API (it reads Vertex's): the job's own
+        # words when the SDK has them, else that it failed as a whole.
+        message = (error.message if error is not None else None) or (
+            f"Batch job {batch.id} failed as a whole, before any request ran."
+        )
+        return error_line(custom_id, FAILED_STATUS, message)
+    return None

@@ -34,8 +34,13 @@ from lowtide.providers import (
     ended_counts,
     read_line,
 )
-from lowtide.providers.gemini.batch_backend import JOB_ENDED_AS, JOB_PHASES, display_name, intent_and_count
-from lowtide.providers.gemini.batch_codec import CANCELED_STATUS, EXPIRED_STATUS, FAILED_STATUS, error_line
+from lowtide.providers.gemini.batch_backend import (
+    JOB_ENDED_AS,
+    JOB_PHASES,
+    display_name,
+    intent_and_count,
+    unanswered_job_line,
+)
 from lowtide.providers.gemini.batch_requests import model_name
 from lowtide.providers.gemini.errors import translate_errors
 from lowtide.providers.vertex.batch_codec import VertexBatchCodec
@@ -199,20 +204,7 @@ class VertexBatchBackend(SdkBatchBackend):
                     handle(_result_line(raw))
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
-        """A cancelled or expired job leaves the requests it never ran unanswered; a failed one ran none. A job that
-        succeeded answers every request: a missing one was lost."""
-        if batch.status == "cancelled":
-            return error_line(custom_id, CANCELED_STATUS, "The batch was cancelled.")
-        if batch.status == "expired":
-            return error_line(custom_id, EXPIRED_STATUS, "The batch expired.")
-        if batch.status == "failed":
-            job = batch.handle if isinstance(batch.handle, types.BatchJob) else None
-            error = job.error if job is not None else None
-            message = (error.message if error is not None else None) or (
-                f"Batch job {batch.id} failed as a whole, before any request ran."
-            )
-            return error_line(custom_id, FAILED_STATUS, message)
-        return None
+        return unanswered_job_line(batch, custom_id)
 
     async def cancel(self, batch_id: str) -> RemoteBatch:
         await self._retrying(lambda: self._client.aio.batches.cancel(name=batch_id))
