@@ -107,21 +107,26 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
         entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
         placed = self._placing()  # taken before the read: a batch placed while the ledger is read is not missed
-        record = entered if isinstance(entered, RequestRecord) else await self._reread(key)
-        outcome = None if isinstance(entered, RequestRecord) else entered
-        while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
-            if self._mine(record):
+        # A key claimed just now and queued here is pending and this engine's, as the ledger would say: its batch's
+        # create (which this engine makes, and which wakes it) is awaited without reading the ledger first.
+        record: RequestRecord | None
+        if isinstance(entered, RequestRecord):
+            record, outcome = entered, None
+        else:
+            record, outcome = (None if key in self._queued_keys else await self._reread(key)), entered
+        while record is None or record.state in (RequestState.PENDING, RequestState.SUBMITTING):
+            if record is None or self._mine(record):
                 # This engine gathers or creates its batch: woken when a create of its comes back (or a gathering
                 # fails, or a reconcile ends), not by reading the ledger every few milliseconds.
                 await self._placed_wait(placed)
-                outcome = self._refused(record.key, outcome)
+                outcome = self._refused(key, outcome)
                 placed = self._placing()
-                record = await self._reread(record.key)
+                record = await self._reread(key)
             else:  # another process's batch: the ledger watched every `watch_interval` (or woken by its notices)
                 record = await self._watch(record)
             # Looked at again after the read: on a remote store the refusal may come while the ledger is read, and
             # the request is then pending and no longer this engine's. Taking it back would send it again.
-            outcome = self._refused(record.key, outcome)
+            outcome = self._refused(key, outcome)
             if record.state is RequestState.PENDING and not self._mine(record):
                 record = await self._rescue_pending(record)
         # The record just read is where it stands: not read again; its batch read once for the calls of this moment.
