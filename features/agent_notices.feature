@@ -34,7 +34,7 @@ Feature: An agent run tells the user's server each state it comes to
     Then the receiver took "agent.parked, agent.stopped" for the run "n-3", each verified, each under its own webhook-id
 
   Scenario: A run stopped as its batch ends at the API, before the ledger knows, is stopped all the same, and told
-    The cancel is refused (the batch has ended); the batch is looked at once, its answer stored, and nothing is left
+    The API refuses the cancel (the batch has ended); the batch is read back, its end recorded, and nothing is left
     to cancel. (Under load the actor's poller could move the scenario's clock past the batch's end so, in the
     scenario above.)
     When the agent "triage" is started as the run "n-5", notifying the receiver

@@ -177,6 +177,20 @@ Feature: Parking calls, and seeing, collecting and cancelling them from the ledg
       | call           | count |
       | batches.cancel | 0     |
 
+  Scenario: A batch the API ended since the ledger last looked is not canceled: its end is recorded, to be collected
+    Given the actor parked "Plan issue 42" with the key "plan-issue-42", in a program that then ended
+    When 121 more seconds pass
+    And lowtide cancels the key "plan-issue-42"
+    Then a BatchNotOutstanding is raised
+    And the error message contains "ended (ended) before the cancel reached it: nothing to cancel"
+    And lowtide status shows these batches:
+      | state | requests | counts      |
+      | ended | 1        | succeeded 1 |
+    When lowtide collects the ended batches
+    Then lowtide status shows these tickets:
+      | key           | state     | batch | attempts |
+      | plan-issue-42 | collected | yes   | 1        |
+
   Scenario: Status totals the cost per actor and per batch, beside what the same calls would have cost live
     Given an actor "reviewer" with:
       """

@@ -5,6 +5,7 @@ outstanding batch canceled where the provider allows) or its in-doubt step let r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import importlib
@@ -197,31 +198,12 @@ async def stop_run(
         )
     record = store.request(run.awaiting) if run.awaiting else None
     if record is not None and record.batch_id and not record.state.final:
-        try:
+        with contextlib.suppress(BatchNotOutstanding):  # it ended meanwhile: nothing left to cancel
             await parking.cancel(store, run.awaiting or "", client=client, api_key_env=api_key_env)
-        except BatchNotOutstanding:  # it ended meanwhile: nothing left to cancel
-            pass
-        except APIError:
-            # Refused by the API: the batch may have ended there before the ledger knew (nothing left to cancel
-            # then). Looked at once, its answers stored; a batch still outstanding after that was not canceled.
-            if not await _ended_at_api(store, record.batch_id, clock=clock, client=client, api_key_env=api_key_env):
-                raise
     stopped = journal.agent_run(run_id)
     assert stopped is not None
     await tell(store, [stopped], clock or SystemClock())
     return stopped
-
-
-async def _ended_at_api(
-    store: LedgerStore, batch_id: str, *, clock: Clock | None, client: object | None, api_key_env: str | None
-) -> bool:
-    """Whether the batch, looked at once more (`collect_ended`), is no longer outstanding."""
-    try:
-        await parking.collect_ended(store, batch_ids=[batch_id], client=client, api_key_env=api_key_env, clock=clock)
-    except (APIError, ConfigurationError):
-        return False
-    batch = store.batch(batch_id)
-    return batch is None or not batch.state.outstanding
 
 
 def in_doubt_entry(entries: list[JournalEntry]) -> JournalEntry | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from lowtide.batching.backend import Phase, RemoteBatch
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import owner_id
 from lowtide.batching.tickets import Ticket
@@ -242,7 +243,7 @@ async def cancel(
         ledger, batch.provider, batch.endpoint, client=client, api_key_env=api_key_env, clock=clock, registry=registry
     )
     try:
-        remote = await engine.backend.cancel(batch.provider_batch_id)
+        remote = await _cancel_or_ended(engine, ledger, batch)
         # Off the event loop, as the caps' release below: on PostgreSQL these wait on row locks that a call or
         # poller of this very loop may hold (a program cancelling its own parked batch).
         await asyncio.to_thread(ledger.record_status, batch.id, phase=remote.phase.value, counts=None, ended_at=None)
@@ -256,6 +257,27 @@ async def cancel(
     updated = ledger.batch(batch.id)
     assert updated is not None
     return next(b for b in status(ledger).batches if b.id == updated.id)
+
+
+async def _cancel_or_ended(engine: BatchEngine, ledger: LedgerStore, batch: BatchRecord) -> RemoteBatch:
+    """The API's answer to a cancel of `batch`; a cancel it refuses because the batch ended since the ledger last
+    looked (answered, expired, canceled by another host) is `BatchNotOutstanding`, the end recorded, not a failure."""
+    assert batch.provider_batch_id is not None
+    try:
+        return await engine.backend.cancel(batch.provider_batch_id)
+    except APIError:
+        remote = await engine.backend.retrieve(batch.provider_batch_id)
+        if remote.phase is not Phase.ENDED:
+            raise
+    counts = remote.counts.as_dict()
+    await asyncio.to_thread(
+        ledger.record_status, batch.id, phase=remote.phase.value, counts=counts, ended_at=remote.ended_at
+    )
+    raise BatchNotOutstanding(
+        f"Batch {batch.provider_batch_id} ended ({remote.status}) before the cancel reached it: nothing to cancel;"
+        " its answers are collected as any ended batch's.",
+        field="target",
+    )
 
 
 def _engine(
