@@ -162,6 +162,22 @@ _PROVIDERS = {
         page_size="page_size",
         numbered=True,
     ),
+    # xAI's named batches: made empty under a name, then their requests added (each add one of OpenAI's batches in
+    # the emulator, so `xai_batches` counts the adds that committed); `state.num_requests` counts what one holds.
+    "xai": _Provider(
+        list_path="/xai/v1/batches",
+        headers={"authorization": f"Bearer {API_KEY}"},
+        cursor="pagination_token",
+        size=lambda batch: int(batch["state"]["num_requests"]),
+        batches_stat="xai_batches",
+        created_stat="xai_created_custom_ids",
+        batch_prefix="batch_",
+        fault_prefix="xai.",
+        results_route="xai.batches.results",
+        items="batches",
+        next_page=lambda page: page.get("pagination_token"),
+        label=lambda batch: f"{batch['batch_id']} ({'cancelled' if batch.get('cancel_time') else 'listed'}",
+    ),
 }
 # An OpenAI-compatible endpoint configured by data reaches the emulator's OpenAI wire: its batches are OpenAI's.
 _PROVIDERS["openai_compatible"] = _PROVIDERS["openai"]
