@@ -44,6 +44,21 @@ Feature: Fireworks AI through its Batch Inference API, durably
       | fireworks.batch_jobs.create  | 2     |
       | fireworks.batch_jobs.get     | 1     |
 
+  Scenario: An intent taken over after a crash between upload and create is created from the dataset it uploaded
+    Given an emulated Fireworks API
+    And a Fireworks actor "fw" in batch mode
+    And the ledger holds a Fireworks intent for the key "high" asking "When is high tide?", its dataset uploaded by a program that died before creating the job
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the Fireworks API was sent each of these requests once: high
+    And the Fireworks job was created from the dataset the dead program uploaded
+    And the API received these calls:
+      | call                         | count |
+      | fireworks.datasets.create    | 0     |
+      | fireworks.datasets.upload    | 0     |
+      | fireworks.batch_jobs.create  | 1     |
+      | fireworks.datasets.delete    | 1     |
+
   Scenario: A request Fireworks fails alone fails alone; its neighbour is answered, each joined by custom id
     Given an emulated Fireworks API
     And a Fireworks actor "fw" in batch mode

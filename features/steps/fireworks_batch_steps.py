@@ -5,10 +5,11 @@ that runs against Fireworks itself when a person asks for it (LOWTIDE_REAL_FIREW
 from __future__ import annotations
 
 import os
+import uuid
 from collections import Counter
 from typing import Protocol, cast
 
-from _support import World, names, world
+from _support import World, dead_intent, names, world
 from behave.model import Scenario
 from fireworks_steps import FIREWORKS_ACCOUNT
 from step_context import Context, given, then
@@ -17,7 +18,9 @@ from lowtide import ActorResponse, BatchProcessingMode
 from lowtide.core.clock import SystemClock
 from lowtide.cost.pricing import cost_of
 from lowtide.emulator.fireworks.emulation import FireworksEmulation
+from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers import Phase, ResultLine
+from lowtide.providers.fireworks.batch_backend import DATASET_STEP, FireworksBatchBackend
 
 _MODEL = "accounts/fireworks/models/gpt-oss-20b"
 REAL_SWITCH = "LOWTIDE_REAL_FIREWORKS"
@@ -94,6 +97,54 @@ def step_deleted(context: Context, canceled: int) -> None:
     unanswered = backend.unanswered_line(batch, w.custom_id("high"))
     assert unanswered is not None, batch
     assert unanswered["error"]["code"] == "batch_cancelled", unanswered
+
+
+class _Died(Exception):
+    """The program died here: after its dataset was uploaded and recorded, before its job was created."""
+
+
+@given(
+    'the ledger holds a Fireworks intent for the key "{key}" asking "{prompt}", its dataset uploaded by a program that'
+    " died before creating the job"
+)
+def step_orphan_dataset(context: Context, key: str, prompt: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    backend = actor.batch_backend()
+    assert isinstance(backend, FireworksBatchBackend), backend
+    params = backend.codec.encode_request(actor.request(prompt))
+    custom_id = w.custom_id(key)
+    ledger = w.ledger()
+    now = w.clock.now()
+    dead = "host:999999:dead"
+    request = NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=_MODEL, params=params)
+    ledger.claim([request], owner=dead, until=now - 1, now=now)
+    intent = f"lt_{uuid.uuid4().hex}"
+    body = backend.codec.encode([(custom_id, stored_json(params))])
+    ledger.record_intent(dead_intent(intent, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+
+    class Steps:
+        async def done(self, step: str, value: str) -> None:
+            ledger.record_create_step(intent, step, value)
+            if step == DATASET_STEP:
+                raise _Died
+
+    try:
+        w.run(backend.create(body, 1, intent_id=intent, steps=Steps()))
+    except _Died:
+        pass
+    else:
+        raise AssertionError("the program was meant to die before creating its job")
+    w.witnessed["orphan"] = [intent]
+    w.emu.calls.clear()
+
+
+@then("the Fireworks job was created from the dataset the dead program uploaded")
+def step_from_orphan(context: Context) -> None:
+    w = world(context)
+    [intent] = w.witnessed["orphan"]
+    [job] = _fireworks(w).fireworks.jobs.values()
+    assert job.input_dataset == f"accounts/{FIREWORKS_ACCOUNT}/datasets/lowtide-{intent.removeprefix('lt_')}-input", job
 
 
 # Against Fireworks itself: skipped unless a person asks for it (no CI run has a key).
