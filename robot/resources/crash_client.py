@@ -43,6 +43,7 @@ MODELS = {
     # An OpenAI-compatible endpoint configured by data: the emulator's OpenAI wire, through the openai SDK.
     "openai_compatible": "gpt-4o-mini",
     "xai": "grok-3-mini",
+    "fireworks": "accounts/fireworks/models/gpt-oss-20b",
 }
 """Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
 BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}
@@ -52,7 +53,7 @@ AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDCRASH", "AWS_SECRET_ACCESS_KEY": "crash-sui
 """Credentials of no meaning for boto3's usual chain: the emulator checks no signature."""
 
 
-_BASE_PATHS = {"openai": "/v1", "openai_compatible": "/v1", "xai": "/xai/v1"}
+_BASE_PATHS = {"openai": "/v1", "openai_compatible": "/v1", "xai": "/xai/v1", "fireworks": "/fireworks"}
 """What a provider's base URL holds after the emulator's address: the openai SDK's `/v1` (xAI's under `/xai`)."""
 
 
@@ -109,6 +110,8 @@ def build_actor(args: argparse.Namespace, provider: str) -> Actor:
     if provider == "openai_compatible":
         endpoint = {"base_url": f"{args.base_url}/v1", "api_key_env": args.api_key_env}
         options["openai_compatible"] = {**endpoint, **options.get("openai_compatible", {})}
+    if provider == "fireworks":
+        options["fireworks"] = {"account_id": "crash-suite", **options.get("fireworks", {})}
     if provider == "bedrock":
         options["bedrock"] = {**BEDROCK, **options.get("bedrock", {})}
         for variable, value in AWS_ENV.items():
