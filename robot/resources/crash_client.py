@@ -44,10 +44,13 @@ MODELS = {
     "openai_compatible": "gpt-4o-mini",
     "xai": "grok-3-mini",
     "fireworks": "accounts/fireworks/models/gpt-oss-20b",
+    "vertex": "gemini-2.5-flash",
 }
 """Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
 BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}
 """Where a Bedrock client's records go, and the emulator's account takes jobs of any size."""
+VERTEX = {"project": "crash-project", "location": "us-central1", "bucket": "crash-batches"}
+"""A Vertex client's project and bucket: anonymous against the emulator on this machine."""
 AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDCRASH", "AWS_SECRET_ACCESS_KEY": "crash-suite", "AWS_DEFAULT_REGION": "us-east-1",
            "AWS_EC2_METADATA_DISABLED": "true"}  # fmt: skip
 """Credentials of no meaning for boto3's usual chain: the emulator checks no signature."""
@@ -112,6 +115,8 @@ def build_actor(args: argparse.Namespace, provider: str) -> Actor:
         options["openai_compatible"] = {**endpoint, **options.get("openai_compatible", {})}
     if provider == "fireworks":
         options["fireworks"] = {"account_id": "crash-suite", **options.get("fireworks", {})}
+    if provider == "vertex":
+        options["vertex"] = {**VERTEX, **options.get("vertex", {})}
     if provider == "bedrock":
         options["bedrock"] = {**BEDROCK, **options.get("bedrock", {})}
         for variable, value in AWS_ENV.items():

@@ -19,6 +19,7 @@ from lowtide.ledger.journal_records import entry_of, entry_row, run_of, run_row
 from lowtide.ledger.memory.journal import MemoryJournal
 from lowtide.ledger.memory.runs import MemoryRunStore
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
+from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import COPIED, BatchState, RequestState, stored_json
 
@@ -41,6 +42,10 @@ class Held(Protocol):
 
     @property
     def agent_journal(self) -> MemoryJournal: ...
+
+    def outbox_rows(self) -> list[Row]: ...
+
+    def load_notice(self, notice: Notice, *, delivered_at: float | None, given_up_at: float | None) -> None: ...
 
 
 def _money(value: Decimal | None) -> str | None:
@@ -93,6 +98,8 @@ def rows_of(ledger: Held, table: str) -> list[Row]:
         return [run_row(r) for r in ledger.agent_journal.agent_runs()]
     if table == "agent_journal":
         return [entry_row(e) for _, e in sorted(ledger.agent_journal.journal.items())]
+    if table == "notice_outbox":
+        return ledger.outbox_rows()
     raise ValueError(f"no table {table!r}")
 
 
@@ -157,6 +164,12 @@ def _load_row(ledger: Held, table: str, v: dict[str, Any]) -> None:
         ledger.agent_journal.open_run(run_of(tuple(v.values())))
     elif table == "agent_journal":
         ledger.agent_journal.put_entry(entry_of(tuple(v.values())))
+    elif table == "notice_outbox":
+        notice = Notice(
+            str(v["event_id"]), str(v["kind"]), str(v["url"]), str(v["secret_env"]), bytes(v["body"]),
+            float(v["made_at"]), float(v["give_up_at"]), int(v["tries"]), float(v["next_at"]),
+        )  # fmt: skip
+        ledger.load_notice(notice, delivered_at=v["delivered_at"], given_up_at=v["given_up_at"])
     elif table == "live_quotas":
         stored = cast("dict[str, object]", orjson.loads(str(v["state"])))
         ledger.quota_store.load(str(v["scope"]), ScopeState.from_json(stored))

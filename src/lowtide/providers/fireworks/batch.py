@@ -23,8 +23,6 @@ ACCOUNT_ENV = "FIREWORKS_ACCOUNT_ID"
 class FireworksBatchProvider(ChatBatchProvider[AsyncFireworks]):
     """Fireworks' Batch Inference API: half the price of live calls, results within 24 hours."""
 
-    name = FIREWORKS.name
-    gen_ai_provider_name = FIREWORKS.gen_ai_provider_name
     codec = FireworksBatchBackend.codec
     dialect = FIREWORKS
     sdk = FIREWORKS_SDK

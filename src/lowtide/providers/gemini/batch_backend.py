@@ -59,7 +59,17 @@ from lowtide.providers.gemini.batch_codec import (
 from lowtide.providers.gemini.batch_requests import inlined_request, model_name
 from lowtide.providers.gemini.errors import translate_errors
 
-__all__ = ["INLINE_BYTES", "INPUT_FILE_STEP", "MODEL_STEP", "GeminiBatchBackend", "display_name", "remote_batch"]
+__all__ = [
+    "INLINE_BYTES",
+    "INPUT_FILE_STEP",
+    "JOB_ENDED_AS",
+    "JOB_PHASES",
+    "MODEL_STEP",
+    "GeminiBatchBackend",
+    "display_name",
+    "intent_and_count",
+    "remote_batch",
+]
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +84,7 @@ _MISSING = (NotFoundError, PermissionDeniedError)
 _KEY_IN_LINE = re.compile(rb'"key"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
 """The key a result line names, read from its bytes when the line cannot be read as JSON (custom ids are plain)."""
 
-_PHASES = {
+JOB_PHASES = {
     "JOB_STATE_CANCELLING": Phase.CANCELING,
     "JOB_STATE_SUCCEEDED": Phase.ENDED,
     "JOB_STATE_PARTIALLY_SUCCEEDED": Phase.ENDED,
@@ -83,7 +93,7 @@ _PHASES = {
     "JOB_STATE_EXPIRED": Phase.ENDED,
 }
 """Every other state (pending, queued, running, paused, updating, unspecified) is running."""
-_ENDED_AS: dict[str, EndedAs] = {
+JOB_ENDED_AS: dict[str, EndedAs] = {
     "JOB_STATE_EXPIRED": "expired",
     "JOB_STATE_CANCELLED": "canceled",
     "JOB_STATE_FAILED": "failed",
@@ -94,6 +104,12 @@ _ENDED_AS: dict[str, EndedAs] = {
 def display_name(intent_id: str, count: int) -> str:
     """The display name a job of lowtide's carries: its intent id and how many requests it holds."""
     return f"lowtide-{intent_id}-{count}"
+
+
+def intent_and_count(name: str | None) -> tuple[str | None, int]:
+    """The intent id and request count a display name of lowtide's carries; (None, 0) for another's."""
+    matched = _DISPLAY.match(name or "")
+    return (matched.group(1), int(matched.group(2))) if matched else (None, 0)
 
 
 def _file_name(intent_id: str) -> str:
@@ -115,14 +131,14 @@ def remote_batch(job: types.BatchJob) -> RemoteBatch:
     total (the display name); an ended job's inline responses are counted, and what a file holds is counted as the
     job's state says (succeeded, or all errored, canceled or expired) until its lines are read."""
     state = _state(job)
-    phase = _PHASES.get(state, Phase.RUNNING)
+    phase = JOB_PHASES.get(state, Phase.RUNNING)
     matched = _DISPLAY.match(job.display_name or "")
     total = int(matched.group(2)) if matched else 0
     inline = job.dest.inlined_responses if job.dest is not None else None
     answered = sum(1 for item in inline or () if item.error is None)
     failed = sum(1 for item in inline or () if item.error is not None)
     rest = max(0, total - answered - failed)
-    ended_as = _ENDED_AS.get(state, "succeeded")
+    ended_as = JOB_ENDED_AS.get(state, "succeeded")
     if phase is not Phase.ENDED:
         counts = Counts(processing=total)
     else:  # a job that succeeded inline has answered in full: what its total says beyond that is not unread
@@ -157,6 +173,8 @@ class GeminiBatchBackend(SdkBatchBackend):
         self._client = client
         self.inline_bytes = INLINE_BYTES
         """The largest input sent inline; tests set it lower to send files."""
+        self.webhook_url: str | None = None
+        """Where each job calls when it ends (`webhook_config`), besides the project's endpoints."""
 
     # The batch's life.
 
@@ -198,6 +216,8 @@ class GeminiBatchBackend(SdkBatchBackend):
         self, source: str | list[types.InlinedRequest], model: str, count: int, *, intent_id: str
     ) -> RemoteBatch:
         config: types.CreateBatchJobConfigDict = {"display_name": display_name(intent_id, count)}
+        if self.webhook_url is not None:
+            config["webhook_config"] = {"uris": [self.webhook_url]}
 
         async def create() -> types.BatchJob:
             if isinstance(source, str):
@@ -356,7 +376,7 @@ class GeminiBatchBackend(SdkBatchBackend):
 
     async def _ended(self, batch: RemoteBatch) -> types.BatchJob:
         known = batch.handle if isinstance(batch.handle, types.BatchJob) else None
-        if known is None or known.dest is None or _PHASES.get(_state(known)) is not Phase.ENDED:
+        if known is None or known.dest is None or JOB_PHASES.get(_state(known)) is not Phase.ENDED:
             known = await self._raw(batch.id)
         return known
 
