@@ -5,7 +5,7 @@ Feature: Fireworks AI, live through its Chat Completions
 
   Every call goes through the official fireworks SDK (`fireworks-ai`), built by lowtide from the actor's settings (the
   emulator's Fireworks base URL, the key from FIREWORKS_API_KEY), to the emulator's Fireworks wire in process.
-  Fireworks' Batch Inference API is not spoken yet: a batch-mode actor is refused as it loads.
+  Batch mode, through Fireworks' Batch Inference API: features/fireworks_batch.feature.
 
   Scenario: A live call answers through Chat Completions at Fireworks' prices, the key never stored
     Given an emulated Fireworks API
@@ -44,11 +44,3 @@ Feature: Fireworks AI, live through its Chat Completions
     When the actor is asked "When is high tide?" with the key "high"
     Then the call fails with InvalidRequestError
     And the Fireworks key is in neither the ledger nor the error messages
-
-  Scenario: An actor in batch mode is refused as it loads, saying Fireworks runs live only for now and what to set
-    Given an emulated Fireworks API
-    And a Fireworks actor "fw" in batch mode is loaded
-    Then the call fails with ConfigurationError
-    And the error names the field "batch_processing"
-    And the error message contains "Fireworks runs in live mode only for now"
-    And the error message contains "fallback_to_live: true"

@@ -12,6 +12,8 @@ from lowtide.ledger.records import BatchState
 API_KEY_ENV = "LOWTIDE_CRASH_API_KEY"
 API_KEY = "crash-suite-key"
 REPLY = 'Emulated reply to "question {index}"'
+FIREWORKS_ACCOUNT = "crash-suite"
+"""The Fireworks account the crash client's jobs run in."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,39 @@ _PROVIDERS = {
         results_route="mistral.files.content",
         page_size="page_size",
         numbered=True,
+    ),
+    # xAI's named batches: made empty under a name, then their requests added (each add one of OpenAI's batches in
+    # the emulator, so `xai_batches` counts the adds that committed); `state.num_requests` counts what one holds.
+    "xai": _Provider(
+        list_path="/xai/v1/batches",
+        headers={"authorization": f"Bearer {API_KEY}"},
+        cursor="pagination_token",
+        size=lambda batch: int(batch["state"]["num_requests"]),
+        batches_stat="xai_batches",
+        created_stat="xai_created_custom_ids",
+        batch_prefix="batch_",
+        fault_prefix="xai.",
+        results_route="xai.batches.results",
+        items="batches",
+        next_page=lambda page: page.get("pagination_token"),
+        label=lambda batch: f"{batch['batch_id']} ({'cancelled' if batch.get('cancel_time') else 'listed'}",
+    ),
+    # Fireworks' batch inference jobs of the crash client's account: `jobProgress.totalInputRequests` counts a job's
+    # requests (each job one of OpenAI's batches in the emulator, so `fireworks_batches` counts the jobs).
+    "fireworks": _Provider(
+        list_path=f"/fireworks/v1/accounts/{FIREWORKS_ACCOUNT}/batchInferenceJobs",
+        headers={"authorization": f"Bearer {API_KEY}"},
+        cursor="pageToken",
+        size=lambda job: int(job["jobProgress"]["totalInputRequests"]),
+        batches_stat="fireworks_batches",
+        created_stat="fireworks_created_custom_ids",
+        batch_prefix="lowtide-",
+        fault_prefix="fireworks.",
+        results_route="fireworks.datasets.file",
+        items="batchInferenceJobs",
+        next_page=lambda page: page.get("nextPageToken") or None,
+        page_size="pageSize",
+        label=lambda job: f"{job['name']} ({job['state']}",
     ),
 }
 # An OpenAI-compatible endpoint configured by data reaches the emulator's OpenAI wire: its batches are OpenAI's.

@@ -15,38 +15,46 @@ from lowtide.emulator import Emulator
 FIREWORKS_KEY = "fw-lowtide-scenario-secret-5c2a"
 """The key in FIREWORKS_API_KEY: distinctive, so that a leak into the ledger or a message is caught."""
 _MODEL = "accounts/fireworks/models/gpt-oss-20b"
+FIREWORKS_ACCOUNT = "tides-inc"
+"""The account batch jobs run in (`provider_options.fireworks.account_id`)."""
 
 
 @given("an emulated Fireworks API")
-def step_fireworks(context: Context) -> None:
+@given("an emulated Fireworks API whose batches take {seconds:d} seconds")
+def step_fireworks(context: Context, seconds: int = 0) -> None:
     w = world(context)
-    w.emulator = Emulator(clock=w.clock)
+    w.emulator = Emulator(clock=w.clock, processing_seconds=seconds)
     set_env(w, "FIREWORKS_API_KEY", FIREWORKS_KEY)
 
 
 @given('a Fireworks actor "{name}" in {mode} mode')
 @given('a Fireworks actor "{name}" in {mode} mode with the model "{model}"')
 def step_actor(context: Context, name: str, mode: str, model: str = _MODEL) -> None:
+    _actor(context, name, mode, model, account=FIREWORKS_ACCOUNT)
+
+
+@given('a Fireworks actor "{name}" in {mode} mode with no account')
+def step_actor_no_account(context: Context, name: str, mode: str) -> None:
+    set_env(world(context), "FIREWORKS_ACCOUNT_ID", None)
+    _actor(context, name, mode, _MODEL, account=None)
+
+
+def _actor(context: Context, name: str, mode: str, model: str, *, account: str | None) -> None:
     w = world(context)
-    settings = {
+    settings: dict[str, object] = {
         "name": name,
         "provider": "fireworks",
         "model": model,
         "max_tokens": 256,
         "base_url": f"{w.emu.base_url}/fireworks",
         "batch_processing": mode,
+        "batch": {"coalesce_window": 0.5, "poll_interval": 30},
     }
+    if account is not None:
+        settings["provider_options"] = {"fireworks": {"account_id": account}}
     http = httpx.AsyncClient(transport=Httpx2Bridge(w.transport()))
     w.cleanups.append(http.aclose)
     w.attempt(lambda: w.add_actor(settings, client=None, http_client=http))
-
-
-@given('a Fireworks actor "{name}" in batch mode is loaded')
-def step_batch_actor(context: Context, name: str) -> None:
-    w = world(context)
-    w.attempt(
-        lambda: w.add_actor({"name": name, "provider": "fireworks", "model": _MODEL, "batch_processing": "batch"})
-    )
 
 
 @given("the Fireworks API will fail the next chat completion with status {status:d}")

@@ -6,8 +6,9 @@ Documentation       A batch-mode client killed with SIGKILL at any stage of a ba
 ...                 request in exactly one batch (or job). A create whose answer is lost is not sent again: the
 ...                 client finds the batch (Anthropic: by time and request count, then its first custom id; OpenAI,
 ...                 Azure OpenAI, Groq, Mistral, an OpenAI-compatible endpoint: by the intent id in its metadata; Gemini, Vertex AI: in its display name;
-...                 Together: by its input file, named after the intent) or, Bedrock, makes the create again under the
-...                 same clientRequestToken and is answered with the job the first create made.
+...                 Together: by its input file, named after the intent; xAI: by its batch's name, once it holds every
+...                 request) or, Bedrock and Fireworks, makes the create again under the same clientRequestToken (job
+...                 id) and is answered with the job the first create made (Fireworks: refused, the job read by its id).
 ...
 ...                 The kill points are the batching engine's, the same code for every provider: Anthropic's tests
 ...                 kill the client at each of them (and the PostgreSQL ledger's again). What differs by provider is
@@ -17,7 +18,7 @@ Documentation       A batch-mode client killed with SIGKILL at any stage of a ba
 ...                 lost (found, or Bedrock: made again under its token, and not paid twice).
 ...
 ...                 The tests are in one file per group of providers (Anthropic and OpenAI; Azure OpenAI, Bedrock,
-...                 Gemini and Vertex AI; Groq, Mistral and Together; an OpenAI-compatible endpoint; the PostgreSQL ledger's), each
+...                 Gemini and Vertex AI; Groq, Mistral and Together; an OpenAI-compatible endpoint; xAI; Fireworks; the PostgreSQL ledger's), each
 ...                 a suite that pabot runs in a `robot` process of its own, side by side; what they share is
 ...                 `resources/crash_recovery.resource`.
 ...                 Each test names its provider first (`Groq: ...`; one provider's tests: `--test "Groq:*"`), has its

@@ -42,6 +42,8 @@ MODELS = {
     "together": "meta-llama/Llama-3.3-70B-Instruct-Turbo",
     # An OpenAI-compatible endpoint configured by data: the emulator's OpenAI wire, through the openai SDK.
     "openai_compatible": "gpt-4o-mini",
+    "xai": "grok-3-mini",
+    "fireworks": "accounts/fireworks/models/gpt-oss-20b",
     "vertex": "gemini-2.5-flash",
 }
 """Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
@@ -52,6 +54,10 @@ VERTEX = {"project": "crash-project", "location": "us-central1", "bucket": "cras
 AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDCRASH", "AWS_SECRET_ACCESS_KEY": "crash-suite", "AWS_DEFAULT_REGION": "us-east-1",
            "AWS_EC2_METADATA_DISABLED": "true"}  # fmt: skip
 """Credentials of no meaning for boto3's usual chain: the emulator checks no signature."""
+
+
+_BASE_PATHS = {"openai": "/v1", "openai_compatible": "/v1", "xai": "/xai/v1", "fireworks": "/fireworks"}
+"""What a provider's base URL holds after the emulator's address: the openai SDK's `/v1` (xAI's under `/xai`)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -107,6 +113,8 @@ def build_actor(args: argparse.Namespace, provider: str) -> Actor:
     if provider == "openai_compatible":
         endpoint = {"base_url": f"{args.base_url}/v1", "api_key_env": args.api_key_env}
         options["openai_compatible"] = {**endpoint, **options.get("openai_compatible", {})}
+    if provider == "fireworks":
+        options["fireworks"] = {"account_id": "crash-suite", **options.get("fireworks", {})}
     if provider == "vertex":
         options["vertex"] = {**VERTEX, **options.get("vertex", {})}
     if provider == "bedrock":
@@ -122,7 +130,7 @@ def build_actor(args: argparse.Namespace, provider: str) -> Actor:
             "batch_processing": "batch",
             # The emulator serves every API on one socket; the OpenAI SDK's base URL holds the `/v1`, google-genai
             # adds its API version itself, Azure's client its `/openai`.
-            "base_url": args.base_url + ("/v1" if provider in ("openai", "openai_compatible") else ""),
+            "base_url": args.base_url + _BASE_PATHS.get(provider, ""),
             "api_key_env": args.api_key_env,
             **({"provider_options": options} if options else {}),
             "batch": {

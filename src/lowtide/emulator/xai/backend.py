@@ -40,6 +40,8 @@ XAI = Dialect(
 batches are its own (`XaiBackend`)."""
 
 _DAY = 24 * 3600.0
+_ENDED = ("completed", "expired", "failed", "cancelled")
+"""The statuses of an OpenAI batch whose files are written."""
 _MOST_PAGE = 100
 _CHAT = "/v1/chat/completions"
 
@@ -173,16 +175,19 @@ class XaiBackend(CompatBackend):
         pending = success = error = cancelled = 0
         for part, total in zip(batch.parts, batch.sizes, strict=True):
             shown = self.retrieve_batch(part)
+            status = shown.get("status")
+            if status not in _ENDED:
+                # A request counts as done only once its result can be read: the part's files are written at its
+                # end (while it finalizes, every request may be done and none readable yet).
+                pending += total
+                continue
             counts = as_object(shown.get("request_counts")) or {}
             done, failed = (int(str(counts.get(key) or 0)) for key in ("completed", "failed"))
-            status = shown.get("status")
             success, error = success + done, error + failed
             if status == "cancelled":
                 cancelled += total - done - failed
             elif status in ("expired", "failed"):
                 error += total - done - failed
-            elif status != "completed":
-                pending += total - done - failed
         return {
             "batch_id": batch.batch_id,
             "name": batch.name,

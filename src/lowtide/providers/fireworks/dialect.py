@@ -8,9 +8,9 @@ Its parameter rules, checked as an actor loads and on every request as it is enc
 `fireworks` provider (Chat Completions' `usage` object; models named as Fireworks names them,
 `accounts/fireworks/models/<model>`); a model genai-prices does not list is priced unknown, never $0.
 
-Batch mode is not spoken yet: Fireworks' Batch Inference API (a dataset uploaded, a `batchInferenceJobs` job created
-under a client-chosen id, its output dataset read) is the next step, and an actor in batch mode is refused as it
-loads, saying so (unless it sets `fallback_to_live`)."""
+Batch mode is Fireworks' Batch Inference API (`batch_backend.py`): a dataset uploaded, a `batchInferenceJobs` job
+created under an id lowtide chooses, its output dataset read; it runs in the actor's own account (`account_id`, or
+`FIREWORKS_ACCOUNT_ID`)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from lowtide import BatchProcessingMode, ConfigurationError
-from lowtide.providers import Parameters
+from lowtide.providers import BatchLimits
 from lowtide.providers.openai_compatible.dialect import Dialect
 from lowtide.providers.openai_compatible.usage import chat_usage_shape
 
-__all__ = ["DEFAULT_ACCOUNT", "FIREWORKS", "FireworksOptions", "check_parameters", "model_account"]
+__all__ = ["DEFAULT_ACCOUNT", "FIREWORKS", "FireworksOptions", "model_account"]
 
 DEFAULT_ACCOUNT = "fireworks"
 """The account that owns Fireworks' serverless models (`accounts/fireworks/models/...`)."""
@@ -36,6 +35,8 @@ class FireworksOptions(BaseModel):
 
     reasoning_effort: Literal["none", "low", "medium", "high"] | None = None
     """How much a reasoning model thinks (the API's default when not given)."""
+    account_id: str | None = None
+    """The account batch inference jobs and their datasets belong to (else `FIREWORKS_ACCOUNT_ID`); batch mode only."""
 
 
 FIREWORKS = Dialect(
@@ -58,6 +59,9 @@ FIREWORKS = Dialect(
     },
     takes_top_k=True,
     max_stop_sequences=4,
+    # A dataset is uploaded in one call, which takes up to 150 MB (Fireworks' reference; a dataset may hold 500 MB
+    # through its multi-part upload, which lowtide does not use); Fireworks documents no request cap.
+    batch=BatchLimits(max_requests=50_000, max_bytes=150 * 1024 * 1024),
 )
 """Fireworks' Chat Completions at `https://api.fireworks.ai/inference/v1` (the fireworks SDK's default address; a base
 URL given, such as the emulator's, is the one before `/v1`)."""
@@ -70,17 +74,3 @@ def model_account(model: str) -> tuple[str, str]:
     if len(parts) == 4 and parts[0] == "accounts" and parts[2] == "models" and parts[1] and parts[3]:
         return parts[1], parts[3]
     return DEFAULT_ACCOUNT, model
-
-
-def check_parameters(parameters: Parameters) -> FireworksOptions:
-    """The dialect's check, and batch mode refused as the actor loads: lowtide has no Fireworks batch backend yet."""
-    options = FIREWORKS.check_parameters(parameters)
-    # An actor's configuration says its mode (a call's request does not): checked as the actor loads.
-    mode = getattr(parameters, "batch_processing", None)
-    if mode is BatchProcessingMode.BATCH and not getattr(parameters, "fallback_to_live", False):
-        raise ConfigurationError(
-            "Fireworks runs in live mode only for now: lowtide does not yet speak Fireworks' Batch Inference API. Set "
-            "batch_processing: live, or fallback_to_live: true to send batch-mode calls live.",
-            field="batch_processing",
-        )
-    return options
