@@ -721,6 +721,15 @@ def hung_stacks() -> str:
         lines.append(f"thread {names.get(ident, ident)}: " + " <- ".join(
             f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack)
         ))  # fmt: skip
+    try:
+        from postgres import RUNNING  # features/support: the clusters this process started
+    except ImportError:  # (psycopg not installed: no cluster either)
+        RUNNING = []
+    for cluster in list(RUNNING):
+        try:
+            lines.append(f"postgres on port {cluster.port}:\n{cluster.waits()}")
+        except Exception as exc:  # a diagnosis must not hide the hang it reports
+            lines.append(f"postgres on port {cluster.port}: not read ({exc})")
     return "\n".join(lines)
 
 

@@ -71,6 +71,10 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+RUNNING: list[PostgresCluster] = []
+"""The clusters this process started and has not stopped: what a hung step asks what their sessions wait on."""
+
+
 class PostgresCluster:
     """One running cluster of its own; `stop()` (or leaving the `with`, or the program's exit) removes it."""
 
@@ -107,6 +111,7 @@ class PostgresCluster:
         directory.chmod(0o700)
         cluster = cls(directory, _free_port(), secrets.token_urlsafe(18), owner)
         atexit.register(cluster.stop)
+        RUNNING.append(cluster)
         try:
             password_file = directory / "superuser-password"
             password_file.write_text(cluster.password + "\n")
@@ -227,6 +232,16 @@ class PostgresCluster:
                 if attempt == 2:
                     raise
 
+    def waits(self) -> str:
+        """What each session of the cluster is doing and waiting on, and each lock asked for and not granted."""
+        return self.sql(
+            "SELECT 'session ' || pid || ' ' || coalesce(datname, '') || ' ' || coalesce(state, '') || ' wait '"
+            " || coalesce(wait_event_type || '/' || wait_event, '-') || ': ' || left(coalesce(query, ''), 160)"
+            " FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+            " UNION ALL SELECT 'lock not granted: ' || locktype || ' ' || mode || ' pid ' || pid || ' blocked by '"
+            " || pg_blocking_pids(pid)::text FROM pg_locks WHERE NOT granted"
+        )
+
     def sql(self, statement: str, database: str = "postgres") -> str:
         """Run `statement` as the superuser over the Unix socket (psql), returning its unaligned output."""
         psql = self._bin / "psql"
@@ -268,6 +283,8 @@ class PostgresCluster:
         if self._stopped:
             return
         self._stopped = True
+        if self in RUNNING:
+            RUNNING.remove(self)
         for admin in self._admins.values():
             with contextlib.suppress(Exception):
                 admin.close()
