@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
@@ -74,12 +75,20 @@ class _Receiver:
         self._collecting: dict[str, asyncio.Task[None]] = {}
         """The collections this receiver started, by batch (one at a time each; kept until done)."""
 
+    async def _verified(self, body: bytes, headers: Mapping[str, str]) -> BatchEvent | None:
+        """The verifier's reading of a request: in a thread where it says it may block on reading its keys over the
+        network (a JWKS: `may_block`), never on the event loop; on the loop otherwise (a signature checked against a
+        secret is microseconds of CPU, and a thread's hop would let the loop's other work go first)."""
+        may_block = getattr(self._verifier, "may_block", None)
+        if callable(may_block) and may_block(headers):
+            return await asyncio.to_thread(self._verifier.verify, body, headers, tolerance=self._tolerance)
+        return self._verifier.verify(body, headers, tolerance=self._tolerance)
+
     async def receive(self, request: Request) -> Response:
         client = request.client.host if request.client else "?"
         try:
             body = await read_body(request, self._limit)
-            # In a thread: a verifier may read its keys over the network (a JWKS), never on the event loop.
-            event = await asyncio.to_thread(self._verifier.verify, body, request.headers, tolerance=self._tolerance)
+            event = await self._verified(body, request.headers)
         except Refusal as refusal:
             return _refused(client, refusal.status, refusal.message)
         except WebhookRefused as refused:

@@ -62,6 +62,10 @@ class GeminiWebhooks:
             said.append(f"per-job tokens for {self._jobs.audience} (JWKS {self._jobs.jwks_url})")
         return ", ".join(said)
 
+    def may_block(self, headers: Mapping[str, str]) -> bool:
+        """Whether checking a request may block: a per-job token's, whose keys are read from the JWKS."""
+        return is_token(headers.get("webhook-signature", ""))
+
     def verify(self, body: bytes, headers: Mapping[str, str], *, tolerance: float) -> BatchEvent | None:
         signature = headers.get("webhook-signature", "")
         if signature and is_token(signature):
