@@ -280,5 +280,8 @@ class InlineSpending:
     async def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
         self.sync.release_all(keys, at=at, host=host)
 
+    async def settle(self, key: str, cost_usd: Decimal) -> None:
+        self.sync.settle(key, cost_usd)
+
     async def record_audit(self, record: AuditRecord) -> None:
         self.sync.record_audit(record)

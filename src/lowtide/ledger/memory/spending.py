@@ -43,6 +43,7 @@ class MemorySpending:
         self._caps: dict[tuple[CapScope, str, CapPeriod], SpendCap] = {}
         self._entries: dict[str, SpendEntry] = {}
         self._released: set[str] = set()
+        self._settled: dict[str, Decimal] = {}
         self._audit: list[AuditRecord] = []
 
     def set_cap(self, cap: SpendCap) -> None:
@@ -71,6 +72,8 @@ class MemorySpending:
             if admission.admitted:
                 self._entries.update((e.key, e) for e in new)
                 self._released.difference_update(e.key for e in new)
+                for e in new:
+                    self._settled.pop(e.key, None)
             self._audit.extend(audits_of(new, admission))
             return admission
 
@@ -88,6 +91,11 @@ class MemorySpending:
                 self._audit.append(
                     AuditRecord(at, AuditAction.RELEASE, key, entry.owner, entry.actor, worst, None, host)
                 )
+
+    def settle(self, key: str, cost_usd: Decimal) -> None:
+        with self._lock:
+            if key in self._entries and key not in self._released:
+                self._settled[key] = cost_usd
 
     def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
         with self._lock:
@@ -137,6 +145,9 @@ class MemorySpending:
         return CapStanding(cap, spent, reserved)
 
     def _spend(self, entry: SpendEntry) -> tuple[Decimal, Decimal]:
+        settled = self._settled.get(entry.key)
+        if settled is not None:
+            return spend_of(entry, None, None, False, settled)
         t = self._tables
         r = t.requests.get(entry.key)
         if r is None:
