@@ -142,11 +142,20 @@ COPIED: dict[str, tuple[str, ...]] = {
     "live_quotas": ("scope", "state", "updated_at"),
     "agent_runs": RUN_COLUMNS,
     "agent_journal": ENTRY_COLUMNS,
+    "spend_caps": ("scope", "name", "period", "limit_usd"),
+    "spend_entries": (
+        "key", "team", "project", "tags", "actor", "model", "worst_case_usd", "created_at", "host", "released",
+        "cost_usd",
+    ),
+    "spend_audit": (
+        "at", "action", "subject", "team", "project", "tags", "actor", "worst_case_usd", "cap_left_usd", "host",
+    ),
 }  # fmt: skip
 """What a ledger holds, table by table in an order its references allow, as every store keeps it: the rows a copy
 moves from one store to another (`LedgerStore.export_rows` and `load`; results in arrival order, a live answer's
 batch None; `request_traces`, the trace context stored with a request's claim while telemetry was on, so that a
-copy's answers still end their calls' traces; the durable agent runs and their journals, `journal_records`' rows)."""
+copy's answers still end their calls' traces; the durable agent runs and their journals, `journal_records`' rows;
+spend by owner, `spend_records`' tables: amounts as decimal text, `released` 0 or 1, the audit in the order written)."""
 
 
 class Row(Protocol):

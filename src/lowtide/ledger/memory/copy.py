@@ -18,6 +18,7 @@ from lowtide.errors import ConfigurationError
 from lowtide.ledger.journal_records import entry_of, entry_row, run_of, run_row
 from lowtide.ledger.memory.journal import MemoryJournal
 from lowtide.ledger.memory.runs import MemoryRunStore
+from lowtide.ledger.memory.spending import MemorySpending
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
 from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import COPIED, BatchState, RequestState, stored_json
@@ -41,6 +42,9 @@ class Held(Protocol):
 
     @property
     def agent_journal(self) -> MemoryJournal: ...
+
+    @property
+    def spending(self) -> MemorySpending: ...
 
 
 def _money(value: Decimal | None) -> str | None:
@@ -93,6 +97,8 @@ def rows_of(ledger: Held, table: str) -> list[Row]:
         return [run_row(r) for r in ledger.agent_journal.agent_runs()]
     if table == "agent_journal":
         return [entry_row(e) for _, e in sorted(ledger.agent_journal.journal.items())]
+    if table in ("spend_caps", "spend_entries", "spend_audit"):
+        return ledger.spending.rows(table)
     raise ValueError(f"no table {table!r}")
 
 
@@ -157,6 +163,8 @@ def _load_row(ledger: Held, table: str, v: dict[str, Any]) -> None:
         ledger.agent_journal.open_run(run_of(tuple(v.values())))
     elif table == "agent_journal":
         ledger.agent_journal.put_entry(entry_of(tuple(v.values())))
+    elif table.startswith("spend_"):
+        ledger.spending.load_row(table, v)
     elif table == "live_quotas":
         stored = cast("dict[str, object]", orjson.loads(str(v["state"])))
         ledger.quota_store.load(str(v["scope"]), ScopeState.from_json(stored))
