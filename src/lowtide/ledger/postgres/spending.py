@@ -117,6 +117,9 @@ class AsyncPostgresSpending:
     async def settle(self, key: str, cost_usd: Decimal) -> None:
         await self._do("settle a live call's spend", partial(_settle, key, cost_usd))
 
+    async def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        await self._do("let go of a cancelled batch's reservations", partial(_cancel, batch, keys, at, host))
+
     async def record_audit(self, record: AuditRecord) -> None:
         await self._do("record an audit record", partial(_record_audit, record))
 
