@@ -45,18 +45,19 @@ nox.options.reuse_existing_virtualenvs = True
 # behave process, 14 minutes) started only when behave or robot ended, and ran its last minutes beside the short
 # sessions with one core idle: 35 minutes on a quiet two-core machine for 50 of CPU. Each session's coverage and
 # fallback ledger are its own (`_measure`, `_contain_ledger`).
-# The short sessions follow, the longest first (CPU seconds measured 28 November: types' pyright 114, pydantic_ai's
-# scenarios 55, langchain's 38; serve_clients and lint shorter), so that the last to start is a short one.
+# The short sessions follow, the longest first (measured 29 November, at a load of 4 to 12: lowest 5 minutes of wall,
+# 92 s of CPU in one process, and it ended the suite alone, 2 minutes after the others; langchain 3 minutes; types'
+# pyright 114 s of CPU; pydantic_ai 55; serve_clients and lint shorter), so that the last to start is a short one.
 nox.options.parallel = 3
 nox.options.allow_parallel = True
 nox.options.sessions = [
     "behave",
     "robot",
     "postgres",
-    "types",
-    "pydantic_ai",
-    "langchain",
     "lowest",
+    "types",
+    "langchain",
+    "pydantic_ai",
     "serve_clients",
     "installs",
     "lint",
@@ -84,6 +85,8 @@ ROBOT_PROCESSES = "3"
 # (`features/feature-seconds.txt`, made by `features/support/feature_seconds.py --cpu` from the suite clock's lines:
 # remake it when a file's time changes much; a file it lacks is guessed from its size).
 BEHAVE_PROCESSES = 3
+# The `@stores` scenarios on PostgreSQL (the postgres session) run in this many processes side by side, the same way.
+STORES_PROCESSES = 2
 FEATURE_SECONDS = Path("features/feature-seconds.txt")
 RESULTS = Path("build/test-results").absolute()
 # Each test session's coverage data, a folder each (`_measure`), combined by `coverage_report`.
@@ -92,7 +95,7 @@ COVERAGE_DATA = Path("build/coverage").absolute()
 README_EXAMPLES = "features/integrations/readme_examples.feature"
 # Only folders that exist: git keeps no empty folder, so a fresh clone may lack one.
 # Every provider's SDK: the test sessions run each provider's actors against the emulator.
-PROVIDERS = "gemini,bedrock,mistral,groq,together,fireworks"
+PROVIDERS = "gemini,bedrock,mistral,groq,together,fireworks,vertex"
 # The office-file converter (markitdown): every session whose scenarios send Word, Excel or PowerPoint files.
 DOCUMENTS = "documents"
 PYTHON_PATHS = [p for p in ("src", "features", "robot", "benchmarks", "noxfile.py") if Path(p).exists()]
@@ -193,14 +196,18 @@ def _behave_side_by_side(session: nox.Session, junit: list[str]) -> None:
     from one queue when it has finished its last, the longest first (`_longest_first`,
     `features/support/feature_queue.py`); each with a ledger of its own for tests that forget to choose one; their
     output shown once all have ended, and the session failed if any failed."""
-    queue = Path("build/behave-processes/queue").absolute()
+    features = sorted(Path("features").glob("*.feature"))
+    _side_by_side(session, "behave", _queued("behave", features, junit, BEHAVE_PROCESSES))
+
+
+def _queued(name: str, features: list[Path], junit: list[str], processes: int) -> dict[str, list[str]]:
+    """`processes` behave commands (for `_side_by_side`) that take `features` from one queue, the longest first."""
+    queue = Path(f"build/{name}-processes/queue").absolute()
     queue.parent.mkdir(parents=True, exist_ok=True)
-    queue.write_text("".join(f"{feature}\n" for feature in _longest_first(sorted(Path("features").glob("*.feature")))))
+    queue.write_text("".join(f"{feature}\n" for feature in _longest_first(features)))
     Path(f"{queue}.taken").unlink(missing_ok=True)
     taker = ["features/support/feature_queue.py", str(queue)]
-    _side_by_side(session, "behave", {
-        f"behave-{index}": ["coverage", "run", "-p", *taker, *junit] for index in range(BEHAVE_PROCESSES)
-    })  # fmt: skip
+    return {f"{name}-{index}": ["coverage", "run", "-p", *taker, *junit] for index in range(processes)}
 
 
 def _side_by_side(session: nox.Session, name: str, commands: dict[str, list[str]]) -> None:
@@ -302,17 +309,24 @@ def postgres(session: nox.Session) -> None:
             "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres",
             *(session.posargs or _tagged("@postgres")),
         ],
-        "postgres-stores": [
-            "coverage", "run", "-p", "-m", "behave", "-D", "store=postgres", "--tags=@stores and not @sqlite",
-            "--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/postgres-stores",
-            *(session.posargs or _tagged("@stores")),
-        ],
+        **_stores_on_postgres(session),
         "postgres-robot": [
             "coverage", "run", "-p", "-m", "robot", "--include", "postgres", "--exclude", "long",
             "--outputdir", "build/robot-postgres", "--xunit", f"{RESULTS}/robot-postgres.xml", "--consolewidth", "100",
             "robot",
         ],
     })  # fmt: skip
+
+
+def _stores_on_postgres(session: nox.Session) -> dict[str, list[str]]:
+    """The `@stores` scenarios on PostgreSQL: in STORES_PROCESSES processes taking the files from one queue, each with
+    a cluster of its own (one process took 11 minutes, the longest of the whole suite, most of it waiting on its
+    server); the files given as posargs in one."""
+    options = ["-D", "store=postgres", "--tags=@stores and not @sqlite", "--format", "progress", "--junit",
+               "--junit-directory", f"{RESULTS}/postgres-stores"]  # fmt: skip
+    if session.posargs:
+        return {"postgres-stores": ["coverage", "run", "-p", "-m", "behave", *options, *session.posargs]}
+    return _queued("postgres-stores", [Path(f) for f in _tagged("@stores")], options, STORES_PROCESSES)
 
 
 @nox.session(name="serve_clients")
@@ -372,6 +386,8 @@ LOWEST_FEATURES = (
     "openrouter*", "serve*", "streaming*", "emulator_*", "batch_provider*", "live_provider*", "api_errors*",
     "compat_*",
 )  # fmt: skip
+# The lowest session's provider files run in this many processes (its frameworks' scenarios in one more beside them).
+LOWEST_PROCESSES = 2
 LOWEST_INTEGRATIONS = [
     "features/integrations/pydantic_ai_gemini.feature",
     "features/integrations/langchain_gemini.feature",
@@ -391,13 +407,15 @@ def lowest(session: nox.Session) -> None:
     _contain_ledger(session)
     _measure(session)
     junit = ["--format", "progress", "--junit", "--junit-directory", f"{RESULTS}/{session.name}"]
-    features = sorted(
-        {str(path) for pattern in LOWEST_FEATURES for path in Path("features").glob(f"{pattern}.feature")}
-    )
-    session.run("coverage", "run", "-p", "-m", "behave", *junit, *(session.posargs or features))
-    if not session.posargs:
-        tags = "--tags=@pydantic_ai or @langchain"
-        session.run("coverage", "run", "-p", "-m", "behave", tags, *junit, *LOWEST_INTEGRATIONS)
+    if session.posargs:
+        session.run("coverage", "run", "-p", "-m", "behave", *junit, *session.posargs)
+        return
+    features = sorted({path for pattern in LOWEST_FEATURES for path in Path("features").glob(f"{pattern}.feature")})
+    # Side by side, as the behave session's files: one process took 4.5 minutes and ended the suite alone.
+    frameworks = ["coverage", "run", "-p", "-m", "behave", "--tags=@pydantic_ai or @langchain", *junit]
+    _side_by_side(session, "lowest", {
+        **_queued("lowest", features, junit, LOWEST_PROCESSES), "lowest-frameworks": [*frameworks, *LOWEST_INTEGRATIONS]
+    })  # fmt: skip
 
 
 def _lowest_sdks(session: nox.Session) -> list[str]:

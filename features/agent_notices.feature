@@ -33,6 +33,16 @@ Feature: An agent run tells the user's server each state it comes to
     And the run "n-3" is stopped
     Then the receiver took "agent.parked, agent.stopped" for the run "n-3", each verified, each under its own webhook-id
 
+  Scenario: A run stopped as its batch ends at the API, before the ledger knows, is stopped all the same, and told
+    The API refuses the cancel (the batch has ended); the batch is read back, its end recorded, and nothing is left
+    to cancel. (Under load the actor's poller could move the scenario's clock past the batch's end so, in the
+    scenario above.)
+    When the agent "triage" is started as the run "n-5", notifying the receiver
+    And the batches end
+    And the run "n-5" is stopped
+    Then the run "n-5" stands stopped
+    And the receiver took "agent.parked, agent.stopped" for the run "n-5", each verified, each under its own webhook-id
+
   Scenario: A notify whose secret is not set is refused at the start, before the run is recorded
     Given LOWTIDE_NOTIFY_SECRET is not set for the agent notices
     When the agent "triage" is started as the run "n-4", notifying the receiver

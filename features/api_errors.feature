@@ -267,3 +267,7 @@ Feature: API errors
       | mode  | call            |
       | live  | messages.create |
       | batch | batches.create  |
+
+  Scenario: Each error class keeps the name journals and pickles give it, wherever lowtide writes it
+    When each of lowtide's error classes is pickled and read back
+    Then each comes back as itself, named "lowtide.errors.<its name>" as a journal names it

@@ -205,12 +205,14 @@ Feature: The emulator serves OpenAI too: Files, Batches, Responses, Chat Complet
       When I ask the OpenAI emulator's Chat Completions API the body changed by {"response_format": {"type": "text"}}
       Then the OpenAI emulator answer is a chat completion saying "Emulated reply" and stopping for "stop"
 
-    Scenario: A function is called when the prompt asks for it, or when the tool choice forces it
+    Scenario: A function is called when the prompt asks for it (by marker or by name), or when the tool choice forces it
       Given the OpenAI emulator runs on a manual clock
       When I ask the OpenAI emulator's Responses API "Tides at Brest? [[emulator:tool:lookup_tide]]" with the tool lookup_tide
       Then the OpenAI emulator response calls lookup_tide with valid arguments
-      When I ask the OpenAI emulator's Responses API "Tides at Brest?" with the tool lookup_tide
+      When I ask the OpenAI emulator's Responses API "Is the sea calm at Brest?" with the tool lookup_tide
       Then the OpenAI emulator answer is a completed response saying "Emulated reply"
+      When I ask the OpenAI emulator's Responses API "Tides at Brest?" with the tool lookup_tide
+      Then the OpenAI emulator response calls lookup_tide with valid arguments
       When I ask the OpenAI emulator's Responses API "Tides at Brest?" with the tool lookup_tide and the tool choice "required"
       Then the OpenAI emulator response calls lookup_tide with valid arguments
       When I ask the OpenAI emulator's Responses API "Tides at Brest?" with the tool lookup_tide and the tool choice "lookup_tide"

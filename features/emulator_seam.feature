@@ -19,13 +19,14 @@ Feature: The emulator is one folder per API, composed from a list, and outside t
         | groq         | openai   |
         | openrouter   | openai   |
         | together     | openai   |
+        | vertex       | gemini   |
         | xai          | openai   |
       And the plugin emulation "lowtide_tidepool_emulation" imports of the emulator what lowtide.emulator exports alone
 
   Rule: The emulator serves the emulations of the entry-point group, each a folder
 
     Scenario: The built-in APIs are the entry points of lowtide.emulators
-      Then the installed emulations are "anthropic, azure_openai, bedrock, fireworks, gemini, groq, mistral, openai, openrouter, together, xai", each a folder of lowtide.emulator
+      Then the installed emulations are "anthropic, azure_openai, bedrock, fireworks, gemini, groq, mistral, openai, openrouter, together, vertex, xai", each a folder of lowtide.emulator
       And the emulator's route names are those of its emulations, each armable as a fault
 
     Scenario: An emulation plugged in through the entry-point group is served beside the built-in ones

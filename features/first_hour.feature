@@ -66,6 +66,9 @@ Feature: A user's first hour: bad input is refused with one clear line before an
       | demo --bulk-items -5                    | Invalid value for '--bulk-items': must be 0 or more, not -5                   |
       | demo --bulk-items many                  | Invalid value for '--bulk-items': not a whole number: 'many'                  |
       | demo --processing-seconds -2            | Invalid value for '--processing-seconds': must be 0 seconds or more, not -2   |
+      | emulator --host ''                      | Invalid value for '--host': not an interface to listen on: '' (127.0.0.1 for this machine alone, 0.0.0.0 for every interface) |
+      | dashboard --host ' '                    | Invalid value for '--host': not an interface to listen on: ' ' (127.0.0.1 for this machine alone, 0.0.0.0 for every interface) |
+      | serve --host 'http://0.0.0.0' --actor a.yaml | Invalid value for '--host': not an interface to listen on: 'http://0.0.0.0' (127.0.0.1 for this machine alone, 0.0.0.0 for every interface) |
 
   Scenario: `python -m lowtide` is the lowtide command
     When "python -m lowtide --version" runs in a new process

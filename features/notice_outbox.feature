@@ -58,3 +58,28 @@ Feature: The ledger's outbox keeps each notice to the user's server until it is 
     Examples: PostgreSQL
       | store    |
       | postgres |
+
+  Scenario Outline: A copied outbox keeps each notice under its id: one still to send is due from the copy, one taken is never sent again (<store> into <copy>)
+    Given a <store> ledger store
+    When "host-a" keeps the notices n1, n2 made at 100, 50, held until 100
+    And "host-a" tried "n2" 1 time at 60, delivered
+    And "host-a" tried "n1" 3 times at 90, due again at 300
+    And the store is copied into a new <copy> ledger, which the next steps use
+    Then no notice is due at 250 for "host-b"
+    And the notices due at 300 for "host-b", held until 400, are n1 after 3 tries
+    And "host-a" keeping the notice "n2" again does not hold it
+
+    Examples: in memory and SQLite
+      | store  | copy   |
+      | memory | sqlite |
+      | sqlite | memory |
+
+    Examples: in a folder, a store of another package
+      | store  | copy   |
+      | folder | sqlite |
+
+    @postgres
+    Examples: PostgreSQL
+      | store    | copy     |
+      | sqlite   | postgres |
+      | postgres | sqlite   |

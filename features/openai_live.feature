@@ -220,14 +220,16 @@ Feature: An actor answered by OpenAI's live APIs
     Then a ConfigurationError is raised
     And the error names the field "client"
 
-  Scenario: Anthropic checks its own provider options, and ignores OpenAI's
+  Scenario: Anthropic checks its own provider options, and says that it ignores OpenAI's
     Given an emulated Anthropic API
+    And the warnings of "lowtide.config.actors" are kept
     And an actor "claude" with:
       """
       provider_options: {openai: {endpoint: chat_completions}}
       """
     When the actor is asked "Is the harbour open?"
     Then the answer is the emulated reply to "Is the harbour open?"
+    And "lowtide.config.actors" warned once: "provider_options.openai: actor 'claude' is of provider 'anthropic', which reads only provider_options.anthropic; the options for 'openai' are ignored (a file's `defaults` may hold several providers' options, each actor taking its own provider's)."
     When an actor "claude-too" is configured with:
       """
       provider_options: {anthropic: {beta: true}}
@@ -235,3 +237,28 @@ Feature: An actor answered by OpenAI's live APIs
     Then a ConfigurationError is raised
     And the error names the field "provider_options.anthropic.beta"
     And the error message contains "Anthropic's own settings are top_k, thinking, output_config, cache_control"
+
+  Scenario: Options under a name no provider has are refused, naming the provider meant
+    When an actor "claude-typo" is configured with:
+      """
+      provider_options: {antropic: {top_k: 5}}
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "provider_options.antropic"
+    And the error message contains "provider_options.antropic: no provider is named 'antropic' (did you mean 'anthropic'?); actor 'claude-typo' is of provider 'anthropic', which reads only provider_options.anthropic."
+
+  Scenario: A file's defaults hold several providers' options: each actor takes its own, and nothing is said
+    Given the warnings of "lowtide.config.actors" are kept
+    When the actors are loaded from the dict:
+      """
+      {
+          "defaults": {"provider_options": {"anthropic": {"top_k": 5}, "openai": {"endpoint": "chat_completions"}}},
+          "actors": [
+              {"name": "claude", "model": "claude-sonnet-4-5"},
+              {"name": "gpt", "provider": "openai", "model": "gpt-4o-mini"},
+          ],
+      }
+      """
+    Then the loaded actor "claude" has the provider options {"anthropic": {"top_k": 5}}
+    And the loaded actor "gpt" has the provider options {"openai": {"endpoint": "chat_completions"}}
+    And "lowtide.config.actors" warned of nothing

@@ -18,6 +18,19 @@ Feature: Webhooks out: lowtide tells the user's server when a batch or bulk run 
     And the notice names the ledger's batch, its provider and 1 request succeeded
     And no notice holds the API key, the prompt or the answer
 
+  Scenario: Asked for, each key's answer stored is told once, naming the key by its SHA-256 alone
+    Given the actor's notices are "batch.ended, key.answered"
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    Then the receiver got a "key.answered" notice for the key "berth-1", "succeeded", from the ledger's batch
+    And no notice holds the key "berth-1"
+    And no notice holds the API key, the prompt or the answer
+
+  Scenario: With include_keys, a key's notice names the key itself
+    Given the actor's notices are "key.answered", with their keys
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    Then the receiver got 1 notice, "key.answered", verified with the secret
+    And the notice names the key "berth-1"
+
   Scenario: A notice answered 503 is tried again with backoff, as one message, until taken
     Given the receiver answers the first 2 notices with 503
     When the actor is asked "Which berth for the Marguerite?" and closed
@@ -36,6 +49,22 @@ Feature: Webhooks out: lowtide tells the user's server when a batch or bulk run 
     And 2 minutes pass
     And a new actor on the same ledger is asked "Which tug for the Marguerite?" and closed
     Then the receiver took 2 notices, each once, the first after 6 refusals under one webhook-id
+
+  Scenario: A ledger copied with a notice still to send delivers it from the copy, once, under its id
+    Given the receiver answers the first 6 notices with 503
+    When the actor is asked "Which berth for the Marguerite?" and closed
+    And `lowtide ledger copy ledger.sqlite3 moved.sqlite3` copies the ledger, and the actors use the copy from now on
+    Then the command exits with 0
+    And the command printed "1 request(s), 1 batch(es), 1 result(s), 0 run(s), 1 notice(s)"
+    When 2 minutes pass
+    And a new actor on the same ledger is asked "Which tug for the Marguerite?" and closed
+    Then the receiver took 2 notices, each once, the first after 6 refusals under one webhook-id
+
+  Scenario: A process killed (SIGKILL) while it delivers a notice leaves it to the next process, which delivers it once
+    Given the receiver holds the next notice open, never answering it
+    When a process of its own asks the actor "Which berth for the Marguerite?", and is killed (SIGKILL) while its notice is being delivered
+    And a new process on the same ledger, once the killed one's hold has lapsed, asks "Which tug for the Marguerite?" and closes
+    Then the receiver took 2 notices, each once, the first after 1 refusals under one webhook-id
 
   Scenario: A notice not taken within a day of its making is given up by the next process, untried
     Given the receiver answers the first 6 notices with 503

@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import httpx
 from robot.api import logger
 from robot.api.deco import keyword, library
 
@@ -67,6 +68,16 @@ class CrashLibrary(CrashChecks):
         if emulator is not None:
             self.stop_processes()
         return self.start_emulator(processing_seconds, timeout)
+
+    @keyword("Emulator Batches Take")
+    def emulator_batches_take(self, seconds: float) -> None:
+        """Batches the suite's emulator creates from now on take `seconds` (those out keep theirs): a test waits on
+        the one batch it needs running, not on every batch it makes."""
+        response = httpx.post(
+            self._require_base_url() + "/_emulator/processing", json={"seconds": float(seconds)}, timeout=10.0
+        )
+        response.raise_for_status()
+        self._processing = float(seconds)
 
     @keyword("New Ledger")
     def new_ledger(self, initialized: bool = False) -> str:

@@ -128,6 +128,24 @@ _PROVIDERS = {
         page_size="pageSize",
         label=lambda job: f"{job['name']} ({job['metadata']['state']}",
     ),
+    # Vertex AI's batch prediction jobs of the crash client's project (anonymous: any bearer token); a job's size is
+    # the request count its display name carries (`lowtide-<intent id>-<count>`).
+    "vertex": _Provider(
+        list_path="/v1beta1/projects/crash-project/locations/us-central1/batchPredictionJobs",
+        headers={"authorization": "Bearer crash-suite"},
+        cursor="pageToken",
+        size=lambda job: int(str(job["displayName"]).rpartition("-")[2]),
+        batches_stat="vertex_batches",
+        created_stat="vertex_created_custom_ids",
+        batch_prefix="projects/",
+        fault_prefix="vertex.",
+        # A job's answers are files in Cloud Storage, read through the JSON API.
+        results_route="vertex.storage.objects.get",
+        items="batchPredictionJobs",
+        next_page=lambda page: page.get("nextPageToken"),
+        page_size="pageSize",
+        label=lambda job: f"{job['name']} ({job['state']}",
+    ),
     # Bedrock's batch inference jobs, listed by the control plane: boto3 signs its calls, the emulator reads only the
     # service named in the signature's scope.
     "bedrock": _Provider(

@@ -27,6 +27,17 @@ Feature: A LangChain chat model answered through lowtide
     Then the final answer quotes the tool's result
     And the emulator created 2 batches
 
+  Scenario: Offered a tool, the emulated model calls the one the prompt names, with the prompt's arguments, then answers in text
+    When the model with a lookup tool is asked "Please lookup order 'Ø-42 北' for me"
+    Then the model calls the lookup tool with order_id "Ø-42 北"
+    When the tool's result is sent back with the conversation
+    Then the final answer quotes the tool's result
+    And the emulator created 2 batches
+
+  Scenario: Offered a tool the prompt does not ask for, the emulated model answers in text
+    When the model with a lookup tool is asked "Where does the tide go?"
+    Then the model calls no tool and its answer quotes "Where does the tide go?"
+
   Scenario: with_structured_output gives an instance of the schema
     When the model's structured output for a verdict is asked "Classify: arrived broken."
     Then the answer is a verdict

@@ -1,12 +1,12 @@
 @integration @langchain
-Feature: A LangChain chat model over a Groq, Together AI, Mistral, Azure OpenAI or Bedrock actor
+Feature: A LangChain chat model over a Groq, Together AI, Mistral, Azure OpenAI, Bedrock or Vertex AI actor
   As a developer whose chains are written with LangChain, whatever provider serves them
   I want a chat model backed by a lowtide actor of any provider
   So that a chain works as it does over Anthropic, the adapter knowing nothing of the provider
 
   Each row's actor builds its provider's official SDK client (groq, together, mistralai, openai's AsyncAzureOpenAI,
-  boto3) from its base URL, the emulator on a loopback socket, and the key in the environment, as a user's program
-  does; the emulator says which API answered, and how many batches that API created.
+  boto3, google-genai with vertexai=True) from its base URL, the emulator on a loopback socket, and the key in the
+  environment, as a user's program does; the emulator says which API answered, and how many batches that API created.
 
   Background:
     Given every provider's API emulated on a loopback socket, ending batches after 0.2 seconds
@@ -30,6 +30,8 @@ Feature: A LangChain chat model over a Groq, Together AI, Mistral, Azure OpenAI 
       | azure_openai | batch | 1       |
       | bedrock      | live  | 0       |
       | bedrock      | batch | 1       |
+      | vertex       | live  | 0       |
+      | vertex       | batch | 1       |
 
   Scenario Outline: batch from a program without an event loop: 20 prompts to <provider> are one batch
     Given a LangChain chat model over a "<provider>" actor in batch mode

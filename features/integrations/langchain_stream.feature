@@ -59,3 +59,21 @@ Feature: LangChain's streaming with a lowtide chat model
       | batch | stream  |
       | live  | invoke  |
       | live  | astream |
+
+  Scenario Outline: A model left unclosed after <how> (<provider>, live) lets its actor's connections go on its own loop: a later event loop logs nothing
+    Given a script's LangChain chat model over its own <provider> actor in live mode, on the emulator's loopback socket
+    When a script reads the answer to "Where does the tide go?" with <how>, drops model and actor unclosed, then runs a loop of its own
+    Then the answer read quoted "Where does the tide go?"
+    And nothing was logged at WARNING or above, nor a task destroyed while pending, nor an unretrieved exception
+
+    Examples:
+      | provider  | how                          |
+      | openai    | stream                       |
+      | openai    | stream_events v3             |
+      | openai    | astream in asyncio.run       |
+      | anthropic | astream in asyncio.run       |
+
+  Scenario: A copy of a model (pydantic's model_copy) answers from a script after the original was dropped unclosed
+    Given a script's LangChain chat model over its own anthropic actor in live mode, on the emulator's loopback socket
+    When a script invokes the model with "First tide", drops it for a copy of it, then invokes the copy with "Second tide"
+    Then the answer read quoted "Second tide"

@@ -1,12 +1,12 @@
 @integration @pydantic_ai
-Feature: A pydantic-ai agent over a Groq, Together AI, Mistral, Azure OpenAI or Bedrock actor
+Feature: A pydantic-ai agent over a Groq, Together AI, Mistral, Azure OpenAI, Bedrock or Vertex AI actor
   As a developer whose agents are written with pydantic-ai, whatever provider serves them
   I want to give an agent a lowtide actor of any provider as its model
   So that the agent works as it does over Anthropic, the adapter knowing nothing of the provider
 
   Each row's actor builds its provider's official SDK client (groq, together, mistralai, openai's AsyncAzureOpenAI,
-  boto3) from its base URL, the emulator on a loopback socket, and the key in the environment, as a user's program
-  does; the emulator says which API answered, and how many batches that API created.
+  boto3, google-genai with vertexai=True) from its base URL, the emulator on a loopback socket, and the key in the
+  environment, as a user's program does; the emulator says which API answered, and how many batches that API created.
 
   Background:
     Given every provider's API emulated on a loopback socket, ending batches after 0.2 seconds
@@ -30,6 +30,8 @@ Feature: A pydantic-ai agent over a Groq, Together AI, Mistral, Azure OpenAI or 
       | azure_openai | batch | 1       |
       | bedrock      | live  | 0       |
       | bedrock      | batch | 1       |
+      | vertex       | live  | 0       |
+      | vertex       | batch | 1       |
 
   Scenario Outline: A tool call round trip with <provider> in <mode> mode, and the structured output the tool's result asks for
     Given a forecast agent with a weather tool over a "<provider>" actor in <mode> mode

@@ -14,6 +14,8 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+import threading
+import traceback
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -119,10 +121,15 @@ class World:
         """
 
         async def guarded() -> T:
-            try:
-                return await asyncio.wait_for(coro, HANG_SECONDS)
-            except TimeoutError:
-                raise AssertionError(f"the call hung: no answer after {HANG_SECONDS:g} real seconds") from None
+            task = asyncio.ensure_future(coro)
+            done, _ = await asyncio.wait({task}, timeout=HANG_SECONDS)
+            if task in done:
+                return task.result()
+            where = hung_stacks()  # (read before the cancel unwinds them: where each task and thread waits)
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            raise AssertionError(f"the call hung: no answer after {HANG_SECONDS:g} real seconds\n{where}")
 
         return self.runner.run(guarded())
 
@@ -692,6 +699,29 @@ def check_fields(obj: Any, expected: dict[str, str]) -> None:
             assert actual.startswith(value[:-3]), f"{name} is {actual!r}, not {value!r}"
         else:
             assert actual == value, f"{name} is {actual!r}, not {value!r}"
+
+
+def hung_stacks() -> str:
+    """Where every task of the running loop and every thread of the process waits: what a hung step reports."""
+    lines: list[str] = []
+    for task in asyncio.all_tasks():
+        if task is asyncio.current_task():
+            continue
+        awaited: list[str] = []
+        step: Any = task.get_coro()
+        while step is not None and len(awaited) < 16:  # the coroutines each awaits, outermost first
+            frame = getattr(step, "cr_frame", None) or getattr(step, "ag_frame", None)
+            if frame is not None:
+                awaited.append(f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno} {frame.f_code.co_name}")
+            step = getattr(step, "cr_await", None) or getattr(step, "ag_await", None)
+        lines.append(f"task {task.get_name()}: " + " -> ".join(awaited))
+    names = {thread.ident: thread.name for thread in threading.enumerate()}
+    for ident, frame in sys._current_frames().items():  # pyright: ignore[reportPrivateUsage]
+        stack = traceback.extract_stack(frame, limit=12)
+        lines.append(f"thread {names.get(ident, ident)}: " + " <- ".join(
+            f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack)
+        ))  # fmt: skip
+    return "\n".join(lines)
 
 
 def run_cli(

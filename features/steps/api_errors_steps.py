@@ -108,3 +108,27 @@ def step_no_status(context: Context) -> None:
     assert isinstance(error, APIError), error
     assert error.status_code is None, (error.status_code, error.request_id)
     assert error.request_id is None, (error.status_code, error.request_id)
+
+
+@when("each of lowtide's error classes is pickled and read back")
+def step_pickle_error_classes(context: Context) -> None:
+    import pickle
+
+    import lowtide.errors
+
+    kinds = [getattr(lowtide.errors, name) for name in lowtide.errors.__all__]
+    world(context).asked["error classes"] = [
+        (kind, f"{kind.__module__}.{kind.__qualname__}", pickle.loads(pickle.dumps(kind))) for kind in kinds
+    ]
+
+
+@then('each comes back as itself, named "lowtide.errors.<its name>" as a journal names it')
+def step_error_classes_named(context: Context) -> None:
+    read: list[tuple[type, str, object]] = world(context).asked["error classes"]
+    wrong = [
+        (named, back)
+        for kind, named, back in read
+        if back is not kind or named != f"lowtide.errors.{kind.__qualname__}"
+    ]
+    assert len(read) >= 30, read
+    assert not wrong, wrong

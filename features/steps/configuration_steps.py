@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import yaml
@@ -61,6 +62,14 @@ def step_actor_from_file_named(context: Context, name: str, actor: str) -> None:
 def step_actor_from_file(context: Context, name: str) -> None:
     w = world(context)
     w.actor = w.attempt(lambda: Actor.from_file(w.path(name), clock=w.clock))
+
+
+@then('the loaded actor "{actor}" has the provider options {options}')
+def step_loaded_options(context: Context, actor: str, options: str) -> None:
+    w = world(context)
+    w.succeeded()
+    assert w.loaded is not None
+    assert w.loaded[actor].provider_options == json.loads(options), w.loaded[actor].provider_options
 
 
 @then('the actors loaded are "{expected}"')

@@ -1662,10 +1662,11 @@ def step_socket_empty(context: Context, count: int) -> None:
         for name in ("groq", "together", "xai", "openrouter", "fireworks")
         for stat, value in (("batches", 0), ("created_batches", 0), ("created_custom_ids", {}))
     }
+    vertex = {"vertex_batches": 0, "vertex_created_batches": 0, "vertex_created_custom_ids": {}, "vertex_objects": 0}
     live = {"live_answers": {}, "abandoned_answers": 0}
     empty = {
         "calls": {}, "batches": count, "created_batches": 0, "created_custom_ids": {},
-        **openai, **gemini, **bedrock, **mistral, **azure, **compatible, **live,
+        **openai, **gemini, **bedrock, **mistral, **azure, **compatible, **vertex, **live,
     }  # fmt: skip
     assert stats == empty, stats
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _gemini_tokens import job_delivery
 from _support import World, set_env, world
 from _webhook_support import webhooks_command, whsec
 from step_context import Context, given, then, when
@@ -189,6 +190,10 @@ def step_post(context: Context, who: str, how: str) -> None:
         body, headers = _signed(context, at=time.time() - 600)
     elif how == "signed now":
         body, headers = _signed(context, msg="evt_gemini_1")
+    elif how.startswith("with "):  # a per-job delivery (gemini_job_webhooks.feature)
+        g = _gemini(context)
+        tokens = g.emulator.emulation(GeminiEmulation).webhooks.tokens
+        body, headers = job_delivery(tokens, g.job, g.receiver, how.removeprefix("with "))
     else:
         raise AssertionError(f"no such delivery: {how}")
     _post(context, body, headers)

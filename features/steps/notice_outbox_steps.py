@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from _stores import open_store
 from _support import names
 from ledger_store_steps import Context, contract
 from step_context import then, when
 
+from lowtide.ledger.copy import copy_ledger
 from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.roles import Outbox
 
@@ -75,3 +77,13 @@ def step_due_again(context: Context, owner: str, name: str, tries: int, now: flo
 @when('"{owner}" tried "{name}" {tries:d} time at {now:g}, given up')
 def step_given_up(context: Context, owner: str, name: str, tries: int, now: float) -> None:
     _outbox(context).notice_tried(name, owner=owner, now=now, tries=tries, delivered=False, next_at=None)
+
+
+@when("the store is copied into a new {kind} ledger, which the next steps use")
+def step_copied(context: Context, kind: str) -> None:
+    """As `lowtide ledger copy` moves a ledger: the steps after speak to the copy, as a process on it would."""
+    held = contract(context)
+    # The scenario's database is the copy's when the copied store is another kind; a file is a new one beside.
+    copy = open_store(context, kind, fresh=kind != "postgres")
+    copy_ledger(held.store, copy)
+    held.store = copy

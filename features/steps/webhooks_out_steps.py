@@ -4,16 +4,25 @@ a thread; each notice checked with the openai SDK's Standard Webhooks verificati
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import itertools
 import json
 import logging
+import os
+import shlex
+import signal
+import subprocess
+import sys
 import threading
+import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from _openai_provider_support import MODEL, OPENAI_KEY
-from _support import set_env, world
+from _support import run_cli, set_env, world
 from _webhook_support import Delivery as Notice
 from _webhook_support import verified, whsec
 from starlette.applications import Starlette
@@ -51,6 +60,9 @@ class Told:
     """The webhook-ids of the notices answered 2xx, in order."""
     settings: dict[str, Any] = field(default_factory=dict[str, Any])
     ledger: str = ""
+    holding: bool = False
+    """Whether the next notice is held open, never answered (`arrived` set once it is)."""
+    arrived: threading.Event = field(default_factory=threading.Event)
 
 
 class Context(StepContext, Protocol):
@@ -62,6 +74,11 @@ def _app(told: Told) -> Starlette:
         body = await request.body()
         with told.lock:
             told.notices.append(Notice(told.clock.now(), body, dict(request.headers)))
+            hold, told.holding = told.holding, False
+        if hold:  # until its sender is killed and the scenario ends
+            told.arrived.set()
+            await asyncio.Event().wait()
+        with told.lock:
             if told.refusing > 0:
                 told.refusing -= 1
                 return Response(status_code=told.status)
@@ -102,6 +119,100 @@ def step_actor(context: Context) -> None:
     told.settings, told.ledger = settings, str(w.path("ledger.sqlite3"))
     told.actor = Actor(settings, client=client, clock=told.clock, ledger=told.ledger)
     w.cleanups.append(told.actor.aclose)
+
+
+def _renotify(context: Context, **notify: Any) -> None:
+    """The actor made again with `notify`'s settings changed, as a user would edit the actor's file."""
+    w = world(context)
+    told = context.told
+    assert told.emulator is not None
+    batch = told.settings["batch"]
+    told.settings = {**told.settings, "batch": {**batch, "notify": {**batch["notify"], **notify}}}
+    client = told.emulator.openai_client(api_key=OPENAI_KEY)
+    w.cleanups.append(client.close)
+    told.actor = Actor(told.settings, client=client, clock=told.clock, ledger=told.ledger)
+    w.cleanups.append(told.actor.aclose)
+
+
+@given('the actor\'s notices are "{events}"')
+def step_events(context: Context, events: str) -> None:
+    _renotify(context, events=[event.strip() for event in events.split(",")])
+
+
+@given('the actor\'s notices are "{events}", with their keys')
+def step_events_with_keys(context: Context, events: str) -> None:
+    _renotify(context, events=[event.strip() for event in events.split(",")], include_keys=True)
+
+
+@then('the receiver got a "{kind}" notice for the key "{key}", "{state}", from the ledger\'s batch')
+def step_key_notice(context: Context, kind: str, key: str, state: str) -> None:
+    told = context.told
+    assert told.actor is not None
+    [batch] = told.actor.ledger.batches()
+    data = [_verified(n)["data"] for n in told.notices if _verified(n)["type"] == kind]
+    assert len(data) == 1, [n.body for n in told.notices]
+    assert data[0]["key_sha256"] == hashlib.sha256(key.encode()).hexdigest(), data
+    assert data[0]["state"] == state, data
+    assert data[0]["batch_id"] == batch.id, data
+
+
+@then('no notice holds the key "{key}"')
+def step_no_key(context: Context, key: str) -> None:
+    for notice in context.told.notices:
+        assert f'"{key}"' not in notice.body.decode(), notice.body
+
+
+@then('the notice names the key "{key}"')
+def step_names_key(context: Context, key: str) -> None:
+    data = _verified(context.told.notices[-1])["data"]
+    assert data["key"] == key, data
+    assert data["key_sha256"] == hashlib.sha256(key.encode()).hexdigest(), data
+
+
+@given("the receiver holds the next notice open, never answering it")
+def step_holding(context: Context) -> None:
+    context.told.holding = True
+
+
+_SENDER = Path(__file__).parent.parent / "support" / "notice_sender.py"
+_HELD = 60.0
+"""Seconds a notice's one try may take in the killed process: its hold on the notice outlasts the kill."""
+
+
+@when('a process of its own asks the actor "{prompt}", and is killed (SIGKILL) while its notice is being delivered')
+def step_killed_sender(context: Context, prompt: str) -> None:
+    w = world(context)
+    told = context.told
+    told.prompts.append(prompt)
+    batch = told.settings["batch"]
+    notify = {**batch["notify"], "retries": 0, "backoff": 0.5, "timeout": _HELD}
+    settings = {**told.settings, "batch": {**batch, "poll_interval": 0.05, "notify": notify}}
+    argv = [sys.executable, str(_SENDER), json.dumps(settings), told.ledger, prompt, f"berth-{len(told.prompts)}",
+            OPENAI_KEY]  # fmt: skip
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env={**os.environ})
+    w.cleanups.append(lambda: process.poll() is None and (process.kill(), process.wait(30)))
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "answered", "the call was not answered"
+    # A bound for a broken path: the notice comes within milliseconds of the answer.
+    assert told.arrived.wait(120), "the notice never reached the receiver"
+    os.kill(process.pid, signal.SIGKILL)
+    assert process.wait(30) == -signal.SIGKILL
+
+
+@when('a new process on the same ledger, once the killed one\'s hold has lapsed, asks "{prompt}" and closes')
+def step_next_process(context: Context, prompt: str) -> None:
+    """As a process started later would: its own clock (past the killed one's hold on the notice), emulator and actor,
+    whose engine sweeps the outbox as it starts."""
+    w = world(context)
+    told = context.told
+    # The killed process's hold on the notice lapses `_HELD` seconds (and its backoff) after it made it.
+    told.clock = VirtualClock(time.time() + _HELD + 10, wait_for_io=True)
+    told.emulator = Emulator(clock=told.clock, processing_seconds=60)
+    client = told.emulator.openai_client(api_key=OPENAI_KEY)
+    w.cleanups.append(client.close)
+    told.actor = Actor(told.settings, client=client, clock=told.clock, ledger=told.ledger)
+    w.cleanups.append(told.actor.aclose)
+    step_ask(context, prompt)
 
 
 @given("the receiver answers the first {count:d} notices with {status:d}")
@@ -152,6 +263,15 @@ def step_new_actor(context: Context, prompt: str) -> None:
     told.actor = Actor(told.settings, client=client, clock=told.clock, ledger=told.ledger)
     w.cleanups.append(told.actor.aclose)
     step_ask(context, prompt)
+
+
+@when("`{command}` copies the ledger, and the actors use the copy from now on")
+def step_copy(context: Context, command: str) -> None:
+    """As an operator moving the ledger between two processes: the next actor opens the copy, not the ledger."""
+    w = world(context)
+    source = Path(context.told.ledger)
+    run_cli(w, command, ledger=None, cwd=source.parent)
+    context.told.ledger = str(source.parent / shlex.split(command)[-1])
 
 
 @when("a bulk run of {count:d} prompts runs through the actor")

@@ -83,15 +83,21 @@ class HeldStreams:
                 headers = dict(message.get("headers", []))
                 state["streamed"] = headers.get(b"content-type", b"").startswith(b"text/event-stream")
                 self.streams += state["streamed"]
-            await send(message)
             body = message.get("body", b"") if message["type"] == "http.response.body" else b""
-            if state["streamed"] and not state["held"] and _PIECE.search(body):
-                state["held"] = True
-                if self.cut_next:
-                    self.cut_next = False
-                    raise ConnectionDropped("the emulator broke the stream after its first piece, as asked")
+            first = state["streamed"] and not state["held"] and _PIECE.search(body) is not None
+            cut = first and self.cut_next
+            if first and not cut:
+                # Counted before the piece is sent: a client (on another thread) may read it, and ask whether the
+                # stream is held, before this coroutine runs again (it did, once, at a load of 8).
                 self.held += 1
-                await self._hold(receive, released)
+            await send(message)
+            if not first:
+                return
+            state["held"] = True
+            if cut:
+                self.cut_next = False
+                raise ConnectionDropped("the emulator broke the stream after its first piece, as asked")
+            await self._hold(receive, released)
 
         await self._app(scope, reading, holding)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from behave.configuration import Configuration
-from behave.model import Table
+from behave.model import Scenario, Table
 
 if TYPE_CHECKING:
     _Step = TypeVar("_Step", bound=Callable[..., None])
@@ -45,6 +45,8 @@ class Context(Protocol):
     text: str
     """The step's doc string. Declared present: only a step whose text carries one reads it (elsewhere it is None)."""
     config: Configuration
+    scenario: Scenario
+    """The scenario running (a step may `skip` it, as an opt-in test does when its variable is not set)."""
 
     def execute_steps(self, steps_text: str) -> bool: ...
 

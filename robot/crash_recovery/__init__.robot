@@ -5,7 +5,7 @@ Documentation       A batch-mode client killed with SIGKILL at any stage of a ba
 ...                 and the same ledger finishes the work, every request is answered once, and the API created each
 ...                 request in exactly one batch (or job). A create whose answer is lost is not sent again: the
 ...                 client finds the batch (Anthropic: by time and request count, then its first custom id; OpenAI,
-...                 Azure OpenAI, Groq, Mistral, an OpenAI-compatible endpoint: by the intent id in its metadata; Gemini: in its display name;
+...                 Azure OpenAI, Groq, Mistral, an OpenAI-compatible endpoint: by the intent id in its metadata; Gemini, Vertex AI: in its display name;
 ...                 Together: by its input file, named after the intent) or, Bedrock, makes the create again under the
 ...                 same clientRequestToken and is answered with the job the first create made.
 ...
@@ -16,8 +16,8 @@ Documentation       A batch-mode client killed with SIGKILL at any stage of a ba
 ...                 was uploaded and recorded (created from that upload, uploaded once), and a create whose answer is
 ...                 lost (found, or Bedrock: made again under its token, and not paid twice).
 ...
-...                 The tests are in one file per group of providers (Anthropic and OpenAI; Azure OpenAI, Bedrock and
-...                 Gemini; Groq, Mistral and Together; an OpenAI-compatible endpoint; the PostgreSQL ledger's), each
+...                 The tests are in one file per group of providers (Anthropic and OpenAI; Azure OpenAI, Bedrock,
+...                 Gemini and Vertex AI; Groq, Mistral and Together; an OpenAI-compatible endpoint; the PostgreSQL ledger's), each
 ...                 a suite that pabot runs in a `robot` process of its own, side by side; what they share is
 ...                 `resources/crash_recovery.resource`.
 ...                 Each test names its provider first (`Groq: ...`; one provider's tests: `--test "Groq:*"`), has its

@@ -42,10 +42,13 @@ MODELS = {
     "together": "meta-llama/Llama-3.3-70B-Instruct-Turbo",
     # An OpenAI-compatible endpoint configured by data: the emulator's OpenAI wire, through the openai SDK.
     "openai_compatible": "gpt-4o-mini",
+    "vertex": "gemini-2.5-flash",
 }
 """Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
 BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}
 """Where a Bedrock client's records go, and the emulator's account takes jobs of any size."""
+VERTEX = {"project": "crash-project", "location": "us-central1", "bucket": "crash-batches"}
+"""A Vertex client's project and bucket: anonymous against the emulator on this machine."""
 AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDCRASH", "AWS_SECRET_ACCESS_KEY": "crash-suite", "AWS_DEFAULT_REGION": "us-east-1",
            "AWS_EC2_METADATA_DISABLED": "true"}  # fmt: skip
 """Credentials of no meaning for boto3's usual chain: the emulator checks no signature."""
@@ -104,6 +107,8 @@ def build_actor(args: argparse.Namespace, provider: str) -> Actor:
     if provider == "openai_compatible":
         endpoint = {"base_url": f"{args.base_url}/v1", "api_key_env": args.api_key_env}
         options["openai_compatible"] = {**endpoint, **options.get("openai_compatible", {})}
+    if provider == "vertex":
+        options["vertex"] = {**VERTEX, **options.get("vertex", {})}
     if provider == "bedrock":
         options["bedrock"] = {**BEDROCK, **options.get("bedrock", {})}
         for variable, value in AWS_ENV.items():

@@ -131,6 +131,19 @@ def step_calls_lookup(context: Context) -> None:
     assert [tool_call["name"] for tool_call in call.tool_calls] == ["lookup"], call.tool_calls
 
 
+@then('the model calls the lookup tool with order_id "{order_id}"')
+def step_calls_lookup_with(context: Context, order_id: str) -> None:
+    call: AIMessage = context.call
+    assert [(c["name"], c["args"]) for c in call.tool_calls] == [("lookup", {"order_id": order_id})], call.tool_calls
+
+
+@then('the model calls no tool and its answer quotes "{text}"')
+def step_no_tool(context: Context, text: str) -> None:
+    call: AIMessage = context.call
+    assert not call.tool_calls, call.tool_calls
+    assert text in call.text, call.text
+
+
 @when("the tool's result is sent back with the conversation")
 def step_tool_result(context: Context) -> None:
     w = world(context)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import logging
 from typing import Any, Protocol
 
 from _world import world
@@ -12,6 +14,7 @@ from langchain_steps import lookup
 from step_context import Context as StepContext
 from step_context import given, then, when
 
+from lowtide import Actor
 from lowtide.integrations.langchain import LowtideChatModel
 from lowtide.integrations.langchain.messages import to_arguments
 
@@ -23,6 +26,9 @@ class Context(StepContext, Protocol):
     chunks: list[AIMessageChunk]
     answer: AIMessage
     events: list[dict[str, Any]]
+    script_actor: dict[str, Any]
+    logged: list[logging.LogRecord]
+    read_text: str
 
 
 @given("a LangChain chat model over an actor that thinks in {mode} mode")
@@ -190,3 +196,96 @@ def step_ls_params(
         "ls_stop": [stop_again],
     }
     assert dict(params) == expected, params
+
+
+_SCRIPT_KEYS = {
+    "openai": ("OPENAI_API_KEY", "sk-emulator-key"),
+    "anthropic": ("ANTHROPIC_API_KEY", "sk-ant-emulator-key"),
+}
+_SCRIPT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-5-5"}
+
+
+@given("a script's LangChain chat model over its own {provider} actor in live mode, on the emulator's loopback socket")
+def step_script_model(context: Context, provider: str) -> None:
+    w = world(context)
+    url = w.served_url()
+    w.set_env(*_SCRIPT_KEYS[provider])
+    context.script_actor = {
+        "name": f"script-{provider}",
+        "provider": provider,
+        "model": _SCRIPT_MODELS[provider],
+        "max_tokens": 1024,
+        "batch_processing": "live",
+        "base_url": f"{url}/v1" if provider == "openai" else url,
+    }
+
+
+class _Logged(logging.Handler):
+    """Every record at WARNING or above."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def _read(settings: dict[str, Any], prompt: str, how: str) -> str:
+    """The answer's text, read as a script would, its model and actor made here and dropped unclosed on return."""
+    model = LowtideChatModel(actor=Actor(settings))
+    if how == "stream":
+        return "".join(chunk.text for chunk in model.stream(prompt))
+    if how == "stream_events v3":
+        stream = model.stream_events(prompt, version="v3")
+        list(stream)
+        return stream.output.text
+    assert how == "astream in asyncio.run", how
+
+    async def streamed() -> str:
+        return "".join([chunk.text async for chunk in model.astream(prompt)])
+
+    return asyncio.run(asyncio.wait_for(streamed(), 60.0))
+
+
+@when('a script reads the answer to "{prompt}" with {how}, drops model and actor unclosed, then runs a loop of its own')
+def step_dropped_unclosed(context: Context, prompt: str, how: str) -> None:
+    logged = _Logged()
+    root = logging.getLogger()
+    root.addHandler(logged)
+    try:
+        context.read_text = _read(context.script_actor, prompt, how)
+
+        async def later() -> None:
+            gc.collect()  # what the script dropped goes now, in this loop, as it may in any program
+            await asyncio.sleep(0.1)  # a closing task started by a client collected unclosed would have run
+
+        asyncio.run(later())
+        gc.collect()
+    finally:
+        root.removeHandler(logged)
+    context.logged = logged.records
+
+
+@then('the answer read quoted "{text}"')
+def step_read_quoted(context: Context, text: str) -> None:
+    assert text in context.read_text, context.read_text
+
+
+@then("nothing was logged at WARNING or above, nor a task destroyed while pending, nor an unretrieved exception")
+def step_nothing_left_logged(context: Context) -> None:
+    said = [f"{record.name}: {record.getMessage()}" for record in context.logged]
+    assert not said, f"logged: {said}"
+
+
+@when('a script invokes the model with "{first}", drops it for a copy of it, then invokes the copy with "{second}"')
+def step_copy_after_drop(context: Context, first: str, second: str) -> None:
+    model = LowtideChatModel(actor=Actor(context.script_actor))
+    assert first in model.invoke(first).text
+    copy = model.model_copy()
+    del model
+    gc.collect()  # the original goes: its loop, which the copy was made sharing, is closed with it
+    try:
+        context.read_text = copy.invoke(second).text
+    finally:
+        copy.close()

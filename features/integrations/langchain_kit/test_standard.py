@@ -75,34 +75,9 @@ class _Lowtide:
         return False
 
 
-_EMULATED_MODEL = pytest.mark.xfail(
-    reason="an emulator limit, not lowtide's: the emulated model fills a tool's arguments from the schema, without "
-    "reading the prompt ({'input': 1} where the test asked for 3; a customer's unicode name lost), so it cannot pass "
-    "tests that check the arguments a model chose (issue 59: 'the emulator's model behaves like a cooperative model')",
-    strict=True,
-)
-
-
 class _KitIntegration(_Lowtide, ChatModelIntegrationTests):
-    """The integration class, with the tests the emulated model cannot pass marked as such."""
-
-    @_EMULATED_MODEL
-    def test_tool_calling(self, model: Any) -> None:
-        super().test_tool_calling(model)
-
-    @_EMULATED_MODEL
-    async def test_tool_calling_async(self, model: Any) -> None:
-        await super().test_tool_calling_async(model)
-
-    @_EMULATED_MODEL
-    def test_agent_loop(self, model: Any) -> None:
-        super().test_agent_loop(model)
-
-    @_EMULATED_MODEL
-    def test_unicode_tool_call_integration(
-        self, model: Any, *, tool_choice: str | None = None, force_tool_call: bool = True
-    ) -> None:
-        super().test_unicode_tool_call_integration(model, tool_choice=tool_choice, force_tool_call=force_tool_call)
+    """The integration class: every test passes against the emulated model (a cooperative one: it calls the tool a
+    prompt asks for, with the arguments the prompt gives, docs/emulator.md)."""
 
 
 class TestAnthropicUnit(_Lowtide, ChatModelUnitTests):

@@ -43,6 +43,10 @@ SERVED_PROVIDERS = {
     "azure_openai": ServedProvider("gpt-4o-mini", {"AZURE_OPENAI_API_KEY": "emulator-key"}),
     # A job of one record: the emulated account's minimum is lowered to match (`World.served_url`).
     "bedrock": ServedProvider("amazon.nova-micro-v1:0", _AWS, {"bedrock": {**_BEDROCK_JOBS, "min_records": 1}}),
+    # Gemini on Vertex AI: anonymous against the emulator on this machine, its batches' files in the emulated bucket.
+    "vertex": ServedProvider(
+        GEMINI_MODEL, {}, {"vertex": {"project": "agent-project", "location": "us-central1", "bucket": "agent-batches"}}
+    ),
 }
 
 

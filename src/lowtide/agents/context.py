@@ -161,9 +161,13 @@ class AgentContext:
         await self._writes().change(entry.run_id, entry.position, lambda _: settled)
         self._entries[entry.position] = settled
 
-    async def _check_stopped(self) -> None:
-        if await self._writes().stopped(self.run_id):
-            raise Stopped()
+    async def _settle_stopped(self, entry: JournalEntry, *, result: str, cost: Decimal | None) -> bool:
+        """The entry's result stored; whether the run was stopped meanwhile (its state read in the transaction that
+        writes the result, not in one of its own)."""
+        settled = replace(entry, result=result, error=None, cost_usd=cost, ended_at=self._clock.now())
+        stopped = await self._writes().settle(entry.run_id, entry.position, lambda _: settled)
+        self._entries[entry.position] = settled
+        return stopped
 
     # -- model turns -------------------------------------------------------------------------------------------------
 
@@ -235,8 +239,8 @@ class AgentContext:
             await self._settle(entry, result=None, error=journaled(exc), cost=None)
             raise
         cost = response.cost.total_usd if response.cost is not None else None
-        await self._settle(entry, result=response.model_dump_json(), error=None, cost=cost)
-        await self._check_stopped()
+        if await self._settle_stopped(entry, result=response.model_dump_json(), cost=cost):
+            raise Stopped()
         return response
 
     # -- a person's decision ----------------------------------------------------------------------------------------
@@ -299,9 +303,10 @@ class AgentContext:
         if bad is not None:
             await self._settle(entry, result=None, error=journaled(bad), cost=None)
             raise bad
-        await self._settle(entry, result=encoded(value), error=None, cost=None)
+        stopped = await self._settle_stopped(entry, result=encoded(value), cost=None)
         crashpoint("agent-after-step")
-        await self._check_stopped()
+        if stopped:
+            raise Stopped()
         return value
 
 

@@ -71,6 +71,24 @@ class JournalWrites:
         self._asked.changes.append(((run_id, position, change), answer))
         return await answer
 
+    async def settle(self, run_id: str, position: int, change: EntryChange) -> bool:
+        """`change` (a result or an error written), then whether the run is `stopped` now: both in the transaction of
+        this moment's writes, not one each."""
+        loop = asyncio.get_running_loop()
+        changed: asyncio.Future[JournalEntry | None] = self._future(loop.create_future())
+        stopped: asyncio.Future[bool] = loop.create_future()
+        self._asked.changes.append(((run_id, position, change), changed))
+        self._asked.stops.append((run_id, stopped))
+        try:
+            await changed
+        except BaseException:
+            if not stopped.done():
+                stopped.cancel()
+            elif not stopped.cancelled():
+                stopped.exception()  # the write's own error: said once, by the write's answer
+            raise
+        return await stopped
+
     async def change_run(self, run_id: str, change: RunChange) -> AgentRun | None:
         """`AgentJournal.change_run` (what an advance came to), with every other run's asked in this moment."""
         if run_id in self._asked.ends:  # (one advance of a run at a time: never, but not two changes in one mapping)

@@ -8,7 +8,7 @@ import asyncio
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
@@ -111,6 +111,10 @@ class ActorProviders:
         self._readying: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[BatchProcessingMode | str | None, asyncio.Future[Provider]]
         ] = weakref.WeakKeyDictionary()
+        self._watching: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncGenerator[None, None]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """Per event loop the actor's providers were built on: what closes them as the loop ends (`_watch`)."""
 
     def built(self, mode: BatchProcessingMode | str | None = None) -> bool:
         """Whether the provider answering calls in `mode` (default: the configured one) is built: a call needs
@@ -131,6 +135,7 @@ class ActorProviders:
         if built is None:
             built = self._built.pop(None, None) if loop is not None else None
             built = self._built[loop] = built or _Built()
+            self._watch(loop)
             ended = self._retire_ended() if loop is not None else []
             if ended:
                 closing = asyncio.ensure_future(_close_ended(ended))
@@ -157,6 +162,7 @@ class ActorProviders:
         if self.built(mode):
             return self.get(mode)
         loop = asyncio.get_running_loop()
+        self._watch(loop)
         readying = self._readying.setdefault(loop, {})
         future = readying.get(mode)
         if future is None or (future.done() and future.exception() is not None):
@@ -279,6 +285,31 @@ class ActorProviders:
             cap = self._caps[loop] = SpendCap(Decimal(str(limit)), f"the live calls of actor {configuration.name!r}")
         return cap
 
+    def _watch(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        """Have the providers built on `loop` closed on it as it ends, when it is the running one. `asyncio.run`, an
+        `asyncio.Runner` (pytest-asyncio's too) and `LowtideChatModel.close` close their loop's async generators
+        before they close it: one of ours, started here, closes the providers then, while their connections can
+        still be closed. Left to the garbage collector instead, an SDK's client closes itself by starting a task on
+        whatever loop runs then, which fails ("Task exception was never retrieved ... Event loop is closed")."""
+        if loop is None or loop in self._watching or _current_loop() is not loop:
+            return
+        watcher = _closing_at_end(weakref.ref(self), weakref.ref(loop))
+        try:
+            watcher.asend(None).send(None)  # to its `yield`, on this loop's thread: the loop now holds it
+        except StopIteration:
+            self._watching[loop] = watcher
+
+    async def loop_ended(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Close the providers of `loop`, which is ending (its tasks are done): a later call on it builds them again.
+        A provider that fails to close is logged at debug level: the loop's end goes on."""
+        built = self._built.pop(loop, None)
+        if self._last is not None and self._last[0] is loop:
+            self._last = None
+        try:
+            await self._close_on(loop, list(built.providers.values()) if built is not None else [])
+        except Exception as exc:
+            log.debug("Closing the providers of an ending event loop: %r", exc)
+
     async def aclose(self) -> None:
         """Close the providers of this loop (and of none), and those of loops that have ended; none is built again."""
         self._closed = True
@@ -289,7 +320,15 @@ class ActorProviders:
         ]
         self._last = None
         self._callers = weakref.WeakKeyDictionary()
-        for store in self._stores.pop(asyncio.get_running_loop(), []):
+        watcher = self._watching.pop(loop, None)
+        await self._close_on(loop, providers)
+        if watcher is not None:
+            await watcher.aclose()  # its work is done: nothing is left to close as the loop ends
+
+    async def _close_on(self, loop: asyncio.AbstractEventLoop, providers: list[Provider]) -> None:
+        """Close `providers` of `loop` (the running one), the quota stores opened on it and its live callers."""
+        self._callers.pop(loop, None)
+        for store in self._stores.pop(loop, []):
             withdraw_store(store)  # the scope's quota goes on through another actor's store, never a closed one
             if isinstance(store, _Closing):
                 await store.aclose()  # its connections (a PostgreSQL pool); opened again if another actor uses it
@@ -298,6 +337,20 @@ class ActorProviders:
             if backend is not None:
                 await close_engines_of(backend)
             await provider.aclose()
+
+
+async def _closing_at_end(
+    owner: weakref.ref[ActorProviders], ending: weakref.ref[asyncio.AbstractEventLoop]
+) -> AsyncGenerator[None, None]:
+    """Wait at its `yield` until the loop `ending` refers to closes its async generators as it ends, then close
+    `owner`'s providers of it (an actor collected before then has nothing left to close: its providers went with it).
+    Both by weak reference: neither the actor nor a loop is kept alive by it."""
+    try:
+        yield
+    finally:
+        providers, loop = owner(), ending()
+        if providers is not None and loop is not None and not loop.is_closed():
+            await providers.loop_ended(loop)
 
 
 async def _close_ended(providers: list[Provider]) -> None:

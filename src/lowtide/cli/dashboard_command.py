@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lowtide.cli.params import PORT, SECONDS, json_option, ledger_option
+from lowtide.cli.params import HOST, PORT, SECONDS, json_option, ledger_option
 
 if TYPE_CHECKING:
     from lowtide.dashboard.data import DashboardData
@@ -33,7 +33,7 @@ Examples:
   LOWTIDE_DASHBOARD_TOKEN=... lowtide dashboard --host 0.0.0.0""",
 )
 @ledger_option
-@click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
+@click.option("--host", type=HOST, default="127.0.0.1", show_default=True, help="The interface to listen on.")
 @click.option("--port", type=PORT, default=8790, show_default=True, help="The port to listen on; 0 picks a free one.")
 @click.option(
     "--token",

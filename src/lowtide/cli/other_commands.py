@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 from click.shell_completion import get_completion_class
 
-from lowtide.cli.params import COUNT, PORT, SECONDS, json_option
+from lowtide.cli.params import COUNT, HOST, PORT, SECONDS, json_option
 
 _DEPLOYMENTS_ENV = "LOWTIDE_EMULATOR_AZURE_DEPLOYMENTS"
 """The variable the emulated Azure resource reads its further deployments from (`--azure-deployment` sets it)."""
@@ -73,7 +73,7 @@ Examples:
   lowtide emulator --processing-seconds 30 --state-file emu.json
 Then point an SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8089 ANTHROPIC_API_KEY=any""",
 )
-@click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on.")
+@click.option("--host", type=HOST, default="127.0.0.1", show_default=True, help="The interface to listen on.")
 @click.option("--port", type=PORT, default=0, show_default=True, help="The port to listen on; 0 picks a free one.")
 @click.option(
     "--processing-seconds", type=SECONDS, default=2.0, show_default=True, help="How long each batch stays in progress."

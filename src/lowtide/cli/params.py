@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["COUNT", "LEDGER", "PORT", "SECONDS", "USD", "api_key_env_option", "json_option", "ledger_option"]
+__all__ = ["COUNT", "HOST", "LEDGER", "PORT", "SECONDS", "USD", "api_key_env_option", "json_option", "ledger_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,6 +43,24 @@ class _Port(click.ParamType[int]):
         if not 0 <= port <= 65535:
             self.fail(f"a port is from 0 to 65535 (0 picks a free one), not {port}", param, ctx)
         return port
+
+
+class _Host(click.ParamType[str]):
+    """An interface to listen on: an address or a host name, not blank (uvicorn took "" as every interface, and the
+    address printed for it, `http://:8790/`, led nowhere)."""
+
+    name = "host"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        host = str(value).strip()
+        if not host or any(c.isspace() for c in host) or "/" in host:
+            self.fail(
+                f"not an interface to listen on: {value!r} (127.0.0.1 for this machine alone, 0.0.0.0 for every"
+                " interface)",
+                param,
+                ctx,
+            )
+        return host
 
 
 class _Seconds(click.ParamType[float]):
@@ -90,6 +108,7 @@ class _Ledger(click.ParamType[str]):
 
 
 COUNT = _Count()
+HOST = _Host()
 LEDGER = _Ledger()
 PORT = _Port()
 SECONDS = _Seconds()

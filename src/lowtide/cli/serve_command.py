@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from lowtide.cli.params import PORT, SECONDS, json_option, ledger_option
+from lowtide.cli.params import HOST, PORT, SECONDS, json_option, ledger_option
 
 __all__ = ["COMMANDS"]
 
@@ -32,7 +32,9 @@ def _listening(actor_help: str, port: int) -> Callable[[Callable[..., int]], Cal
                     help=actor_help,
                 ),
                 click.option("--name", help="Which actor, when the file holds several."),
-                click.option("--host", default="127.0.0.1", show_default=True, help="The interface to listen on."),
+                click.option(
+                    "--host", type=HOST, default="127.0.0.1", show_default=True, help="The interface to listen on."
+                ),
                 click.option(
                     "--port",
                     type=PORT,

@@ -8,6 +8,7 @@ Configurations load from a dict, a YAML file or a TOML file. A file holds one ac
 from __future__ import annotations
 
 import difflib
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self, cast
@@ -39,6 +40,8 @@ __all__ = [
     "load_actors",
 ]
 
+log = logging.getLogger(__name__)
+
 
 class ActorConfiguration(SettingsModel):
     """One actor: its provider, model, Messages parameters and batch behaviour."""
@@ -67,7 +70,8 @@ class ActorConfiguration(SettingsModel):
     provider_options: dict[str, dict[str, object]] = Field(
         default_factory=dict[str, dict[str, object]],
         description="Settings only one provider has, under its name (`openai: {endpoint: chat_completions}`); the "
-        "actor's provider reads and checks its own, before anything is sent, and ignores the others'.",
+        "actor's provider reads and checks its own, before anything is sent; another provider's is warned of as "
+        "ignored, and a name no provider has is refused (a file's `defaults` hand each actor its own provider's).",
     )
 
     batch_processing: BatchProcessingMode = BatchProcessingMode.LIVE
@@ -144,7 +148,11 @@ class ActorConfiguration(SettingsModel):
 
     @model_validator(mode="after")
     def _check_parameters(self) -> Self:
-        """The provider's own rules for its parameters (ranges, values its API refuses), when it registered them."""
+        """The provider's own rules for its parameters (ranges, values its API refuses), when it registered them; a
+        `provider_options` section for another provider refused (no provider reads another's: it would be ignored)."""
+        foreign = tuple(sorted(name for name in self.provider_options if name != self.provider))
+        if foreign:
+            _foreign_options(foreign, self.provider, self.name)
         check = _parameter_check(self.provider, self.batch_processing)
         if check is not None:
             try:
@@ -219,6 +227,36 @@ def _parameter_problem(data: Mapping[str, Any]) -> _Refused | None:
     return None
 
 
+def _foreign_options(names: tuple[str, ...], provider: str, actor: str) -> None:
+    """`provider_options` sections an actor of `provider` does not read: one naming no provider is refused (a
+    misspelt name, its options lost); one of another provider is warned of (actors built from one mapping may share
+    several providers' options; a file's `defaults` hand each actor its own provider's alone, and nothing is said)."""
+    from lowtide.registry import default_registry  # the registry's modules import this one
+
+    try:
+        known = default_registry().names()
+    except ConfigurationError:  # its plugins cannot load (said when the actor resolves its provider)
+        known = list(names)
+    own = f"actor {actor!r} is of provider {provider!r}, which reads only provider_options.{provider}"
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            guess = f" (did you mean {close[0]!r}?)" if close else ""
+            raise _Refused(
+                ConfigurationError(
+                    f"provider_options.{name}: no provider is named {name!r}{guess}; {own}.",
+                    field=f"provider_options.{name}",
+                )
+            )
+    log.warning(
+        "provider_options.%s: %s; the options for %s are ignored (a file's `defaults` may hold several providers'"
+        " options, each actor taking its own provider's).",
+        ", provider_options.".join(names),
+        own,
+        ", ".join(repr(name) for name in names),
+    )
+
+
 def _parameter_check(provider: str, mode: BatchProcessingMode) -> ParameterCheck | None:
     """The parameter check `provider` registered with the default registry for `mode`; None for a provider it does
     not know (registered elsewhere, or misspelt: said when the actor resolves its provider), or when its plugins
@@ -254,7 +292,7 @@ def _actors_from_document(document: Mapping[str, object], *, origin: str) -> dic
         raise ConfigurationError(f"{origin}: 'defaults' must be a mapping", field="defaults")
     actors: dict[str, ActorConfiguration] = {}
     for entry in _actor_entries(document["actors"], origin=origin):
-        actor = ActorConfiguration.from_dict(_merge(defaults, entry), source=origin)
+        actor = ActorConfiguration.from_dict(_merge(_defaults_for(defaults, entry), entry), source=origin)
         if actor.name in actors:
             raise ConfigurationError(f"{origin}: actor {actor.name!r} is defined twice", field="name")
         actors[actor.name] = actor
@@ -282,6 +320,17 @@ def _actor_entries(raw: object, *, origin: str) -> list[dict[str, object]]:
             result.append(settings)
         return result
     raise ConfigurationError(f"{origin}: 'actors' must be a list or a mapping of actors", field="actors")
+
+
+def _defaults_for(defaults: Mapping[str, object], entry: Mapping[str, object]) -> Mapping[str, object]:
+    """A file's `defaults` as one actor takes them: of their `provider_options`, its own provider's section alone
+    (the defaults of a file of several providers' actors hold each one's)."""
+    sections = as_mapping(defaults.get("provider_options"))
+    if sections is None:
+        return defaults
+    provider = entry.get("provider", defaults.get("provider", DEFAULT_PROVIDER))
+    own = {name: section for name, section in sections.items() if name == provider}
+    return {**defaults, "provider_options": own}
 
 
 def _merge(base: Mapping[str, object], override: Mapping[str, object]) -> dict[str, object]:

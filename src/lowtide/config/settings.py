@@ -86,6 +86,7 @@ def _numbers_in(annotation: object) -> Literal["itself", "values"] | None:
 
 NoticeKind = Literal[
     "batch.ended",
+    "key.answered",
     "run.ended",
     "agent.parked",
     "agent.waiting-on-person",
@@ -94,7 +95,8 @@ NoticeKind = Literal[
     "agent.failed",
     "agent.stopped",
 ]
-"""What a notice tells: a batch's end, a bulk run's end, or the state an agent run came to."""
+"""What a notice tells: a batch's end, a key's answer stored from its batch, a bulk run's end, or the state an agent run
+came to."""
 
 AGENT_EVENTS: tuple[NoticeKind, ...] = tuple(kind for kind in get_args(NoticeKind) if kind.startswith("agent."))
 """The notices of an agent run's `notify` when it names none."""
@@ -111,7 +113,13 @@ class NotifySettings(SettingsModel):
     )
     events: tuple[NoticeKind, ...] = Field(
         default=("batch.ended", "run.ended"),
-        description="The notices sent (an agent run's `notify`: every `agent.*` state unless it names some).",
+        description="The notices sent (an agent run's `notify`: every `agent.*` state unless it names some); "
+        "`key.answered`, one notice per key whose answer a batch stored, is sent only when named.",
+    )
+    include_keys: bool = Field(
+        default=False,
+        description="Whether a `key.answered` notice carries the key itself; by default only its SHA-256 "
+        "(`key_sha256`), which the caller that chose the key can match.",
     )
     retries: int = Field(default=5, ge=0, le=20, description="Tries after the first of a notice not answered 2xx.")
     backoff: float = Field(

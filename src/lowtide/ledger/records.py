@@ -150,12 +150,18 @@ COPIED: dict[str, tuple[str, ...]] = {
     "spend_audit": (
         "at", "action", "subject", "team", "project", "tags", "actor", "worst_case_usd", "cap_left_usd", "host",
     ),
+    "notice_outbox": (
+        "event_id", "kind", "url", "secret_env", "body", "made_at", "give_up_at", "tries", "next_at", "delivered_at",
+        "given_up_at",
+    ),
 }  # fmt: skip
 """What a ledger holds, table by table in an order its references allow, as every store keeps it: the rows a copy
 moves from one store to another (`LedgerStore.export_rows` and `load`; results in arrival order, a live answer's
 batch None; `request_traces`, the trace context stored with a request's claim while telemetry was on, so that a
-copy's answers still end their calls' traces; the durable agent runs and their journals, `journal_records`' rows;
-spend by owner, `spend_records`' tables: amounts as decimal text, `released` 0 or 1, the audit in the order written)."""
+copy's answers still end their calls' traces; the durable agent runs and their journals, `journal_records`' rows; the
+notices of `batch.notify`, delivered or not, under their event ids and without the lease of a process trying one, so
+that a copy neither loses a notice still to send nor sends one again; spend by owner, `spend_records`' tables: amounts
+as decimal text, `released` 0 or 1, the audit in the order written)."""
 
 
 class Row(Protocol):

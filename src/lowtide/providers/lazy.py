@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from lowtide.batching.backend import BatchCodec
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from lowtide.provider import Provider, ProviderOptions
 
     ProviderFactory = Callable[[ProviderOptions], Provider]
 
-__all__ = ["LazyProvider"]
+__all__ = ["LazyProvider", "lender"]
 
 
 class LazyProvider:
@@ -44,3 +44,16 @@ class LazyProvider:
 
     def __repr__(self) -> str:
         return f"LazyProvider({self.module}.{self.__name__})"
+
+
+def lender(package: str, modules: Mapping[str, str]) -> Callable[[str], object]:
+    """A provider package's `__getattr__`: each public name of `modules` (`{"GroqProvider": "live"}`) from the module
+    below `package` that defines it, imported when first asked for, so that importing the package loads no SDK."""
+
+    def lent(attribute: str) -> object:
+        module = modules.get(attribute)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {attribute!r}")
+        return getattr(importlib.import_module(f"{package}.{module}"), attribute)
+
+    return lent

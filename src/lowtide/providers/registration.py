@@ -3,7 +3,6 @@ rules for the registry, and the names the package lends from its modules (its `_
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -12,7 +11,7 @@ from lowtide.core.custom_ids import CustomIdRule
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.core.parameters import LazyCheck, ParameterCheck
 from lowtide.cost.pricing import UsageShape
-from lowtide.providers.lazy import LazyProvider
+from lowtide.providers.lazy import LazyProvider, lender
 
 if TYPE_CHECKING:
     from lowtide.registry import ProviderRegistry
@@ -80,7 +79,4 @@ class Registration:
 
     def lent(self, attribute: str) -> object:
         """The package's `attribute` from the module that defines it, imported now (the package's `__getattr__`)."""
-        module = {self.live: "live", self.batch: "batch", **self.lends}.get(attribute)
-        if module is None:
-            raise AttributeError(f"module {self.package!r} has no attribute {attribute!r}")
-        return getattr(importlib.import_module(f"{self.package}.{module}"), attribute)
+        return lender(self.package, {self.live: "live", self.batch: "batch", **self.lends})(attribute)

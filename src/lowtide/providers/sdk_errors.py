@@ -28,7 +28,15 @@ from lowtide.errors import (
     ServerError,
 )
 
-__all__ = ["SdkErrors", "StatusError", "api_error_class", "api_error_from_status", "seconds_of", "translating"]
+__all__ = [
+    "SdkErrors",
+    "StatusError",
+    "api_error_class",
+    "api_error_from_status",
+    "request_url",
+    "seconds_of",
+    "translating",
+]
 
 _BY_STATUS: Mapping[int, type[APIError]] = {401: AuthenticationError, 403: PermissionDeniedError, 404: NotFoundError}
 
@@ -88,6 +96,13 @@ StatusT = TypeVar("StatusT", bound=BaseException)
 ConnectionT = TypeVar("ConnectionT", bound=BaseException)
 
 
+def request_url(exc: BaseException) -> str:
+    """The URL of the request a connection exception carries (`exc.request.url`: httpx's, and every SDK's built on
+    it); empty when it carries none."""
+    request: object = getattr(exc, "request", None)
+    return str(getattr(request, "url", ""))
+
+
 @dataclass(frozen=True)
 class SdkErrors(Generic[StatusT, ConnectionT]):
     """One provider's SDK, as `translating` reads its exceptions."""
@@ -101,10 +116,11 @@ class SdkErrors(Generic[StatusT, ConnectionT]):
     read_status: Callable[[StatusT], StatusError]
     connection: type[ConnectionT]
     """The exception for a connection that failed or dropped (a timeout is a subclass the SDK may have: `timeout`)."""
-    url_of: Callable[[ConnectionT], str]
-    """The URL a failed connection was to (to say whether it could not be made at all: `APIUnreachableError`)."""
     base: type[BaseException]
     """The root of the SDK's exceptions: anything else it raises."""
+    url_of: Callable[[ConnectionT], str] = request_url
+    """The URL a failed connection was to (to say whether it could not be made at all: `APIUnreachableError`); by
+    default its request's (`request_url`)."""
     timeout: type[BaseException] | None = None
     broken: tuple[type[BaseException], ...] = ()
     """The transport's exceptions for a body that broke after its status line (a batch's results, streamed)."""

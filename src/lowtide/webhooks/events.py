@@ -48,5 +48,5 @@ class WebhookVerifier(Protocol):
     def verify(self, body: bytes, headers: Mapping[str, str], *, tolerance: float) -> BatchEvent | None:
         """The batch event `body` carries, once its signature (with `headers`) is verified and its signed moment is
         within `tolerance` seconds of now; None for a verified event of another kind (not a batch's end). Raises
-        `WebhookRefused` for anything else."""
+        `WebhookRefused` for anything else. Called in a thread: it may block on reading its keys."""
         ...

@@ -1,6 +1,7 @@
-"""Webhooks out: a signed notice (Standard Webhooks) POSTed to the user's URL when a batch ends (`batch.ended`) or a
-bulk run ends (`run.ended`), configured by `batch.notify`. A notice says what ended and how it came out: ids, states
-and counts, never a key, prompt or answer.
+"""Webhooks out: a signed notice (Standard Webhooks) POSTed to the user's URL when a batch ends (`batch.ended`), a key's
+answer is stored from its batch (`key.answered`, when named), or a bulk run ends (`run.ended`), configured by
+`batch.notify`. A notice says what ended and how it came out: ids, states and counts, never a prompt or answer, and a
+key only when `include_keys` asks (else its SHA-256).
 
 A notice is kept in the ledger's outbox (`roles.Outbox`) before its first try, once by its event id (derived from what
 it tells, so a batch collected again tells nothing again): the process that made it tries it `retries` more times
@@ -29,10 +30,10 @@ from lowtide.core.run_reports import RunReport, format_duration
 from lowtide.errors import ConfigurationError
 from lowtide.ledger.aio_roles import AsyncOutbox
 from lowtide.ledger.outbox_records import Notice
-from lowtide.ledger.records import BatchRecord
+from lowtide.ledger.records import BatchRecord, KeyState
 from lowtide.webhooks.signing import check_secret, signed_headers
 
-__all__ = ["SWEEP_SECONDS", "Notifier", "batch_notice", "deliver_due", "notifier_for", "run_notice"]
+__all__ = ["SWEEP_SECONDS", "Notifier", "batch_notice", "deliver_due", "key_notice", "notifier_for", "run_notice"]
 
 _log = logging.getLogger("lowtide.webhooks.notify")
 
@@ -54,6 +55,21 @@ def batch_notice(record: BatchRecord, ended: RemoteBatch) -> dict[str, object]:
         "requests": record.request_count,
         "counts": ended.counts.as_dict(),
     }
+
+
+def key_notice(state: KeyState, record: BatchRecord, *, include_key: bool) -> dict[str, object]:
+    """What a `key.answered` notice says of the key `state` names, answered from the batch `record`: the key's SHA-256
+    (the key too with `include_key`), how it was answered, and the batch."""
+    data: dict[str, object] = {
+        "key_sha256": hashlib.sha256(state.key.encode()).hexdigest(),
+        "state": state.state.value,
+        "batch_id": record.id,
+        "provider": record.provider,
+        "provider_batch_id": record.provider_batch_id,
+    }
+    if include_key:
+        data["key"] = state.key
+    return data
 
 
 def run_notice(report: RunReport, actor: str) -> dict[str, object]:
@@ -192,6 +208,30 @@ class Notifier:
         task = asyncio.ensure_future(self.send(kind, data, subject=subject))
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
+
+    def tells(self, kind: str) -> bool:
+        """Whether notices of `kind` are sent."""
+        return kind in self._settings.events
+
+    def keys_answered(self, record: BatchRecord, states: list[KeyState]) -> None:
+        """Send, in the background and one after another, a `key.answered` notice for each key of `states` whose answer
+        the batch `record` stored (a key queued again for another batch is told when that one answers it)."""
+        if not self.tells("key.answered"):
+            return
+        include = self._settings.include_keys
+        told = [(key_notice(state, record, include_key=include), f"{record.id}/{state.key}")
+                for state in states if state.state.final and state.batch_id == record.id]  # fmt: skip
+        if told:
+            task = asyncio.ensure_future(self._send_each("key.answered", told))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+
+    async def _send_each(self, kind: str, told: list[tuple[dict[str, object], str]]) -> bool:
+        # One at a time: a batch of ten thousand keys is not ten thousand connections to the user's server at once.
+        taken = True
+        for data, subject in told:
+            taken = await self.send(kind, data, subject=subject) and taken
+        return taken
 
     def sweep(self) -> None:
         """Try the outbox's due notices now and every `SWEEP_SECONDS`, in the background, until `drain` (what

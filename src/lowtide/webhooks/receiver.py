@@ -78,7 +78,8 @@ class _Receiver:
         client = request.client.host if request.client else "?"
         try:
             body = await read_body(request, self._limit)
-            event = self._verifier.verify(body, request.headers, tolerance=self._tolerance)
+            # In a thread: a verifier may read its keys over the network (a JWKS), never on the event loop.
+            event = await asyncio.to_thread(self._verifier.verify, body, request.headers, tolerance=self._tolerance)
         except Refusal as refusal:
             return _refused(client, refusal.status, refusal.message)
         except WebhookRefused as refused:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from lowtide.webhooks.events import WebhookRefused
 
-__all__ = ["check_secret", "signed_headers", "verify_signed"]
+__all__ = ["check_moment", "check_secret", "signed_headers", "verify_signed"]
 
 
 def check_secret(secret: str) -> bytes:
@@ -39,15 +39,8 @@ def signed_headers(body: bytes, secret: str, *, msg_id: str, at: float) -> dict[
     }
 
 
-def verify_signed(body: bytes, headers: Mapping[str, str], secret: str, *, tolerance: float) -> str:
-    """The `webhook-id` of `body`, once one of its `webhook-signature`'s `v1,` signatures (several during a secret's
-    rotation) is found right for `secret`, and its `webhook-timestamp` within `tolerance` seconds of now. Raises
-    `WebhookRefused` (401) for anything else; its reason never holds the body, a signature or the secret."""
-    msg_id, stamp, signatures = (headers.get(name) for name in ("webhook-id", "webhook-timestamp", "webhook-signature"))
-    if not msg_id or not stamp or not signatures:
-        missing = [name for name, value in (("webhook-id", msg_id), ("webhook-timestamp", stamp),
-                                            ("webhook-signature", signatures)) if not value]  # fmt: skip
-        raise WebhookRefused(401, f"unsigned: no {', '.join(missing)} header")
+def check_moment(stamp: str, tolerance: float) -> None:
+    """`WebhookRefused` (401) unless `stamp` (a `webhook-timestamp`) is a Unix time within `tolerance` s of now."""
     try:
         moment = int(stamp)
     except ValueError:
@@ -57,6 +50,18 @@ def verify_signed(body: bytes, headers: Mapping[str, str], secret: str, *, toler
         raise WebhookRefused(401, f"signed too long ago: more than {tolerance:g} s before now")
     if moment > now + tolerance:
         raise WebhookRefused(401, f"signed too far ahead: more than {tolerance:g} s after now")
+
+
+def verify_signed(body: bytes, headers: Mapping[str, str], secret: str, *, tolerance: float) -> str:
+    """The `webhook-id` of `body`, once one of its `webhook-signature`'s `v1,` signatures (several during a secret's
+    rotation) is found right for `secret`, and its `webhook-timestamp` within `tolerance` seconds of now. Raises
+    `WebhookRefused` (401) for anything else; its reason never holds the body, a signature or the secret."""
+    msg_id, stamp, signatures = (headers.get(name) for name in ("webhook-id", "webhook-timestamp", "webhook-signature"))
+    if not msg_id or not stamp or not signatures:
+        missing = [name for name, value in (("webhook-id", msg_id), ("webhook-timestamp", stamp),
+                                            ("webhook-signature", signatures)) if not value]  # fmt: skip
+        raise WebhookRefused(401, f"unsigned: no {', '.join(missing)} header")
+    check_moment(stamp, tolerance)
     expected = hmac.new(check_secret(secret), f"{msg_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
     for signature in signatures.split():
         version, _, encoded = signature.partition(",")

@@ -23,7 +23,7 @@ from lowtide.batching.engine.coalescing import Coalescing
 from lowtide.batching.engine.collecting import Collection
 from lowtide.batching.engine.key_lookups import Lookups
 from lowtide.batching.engine.left_out import LeftOut
-from lowtide.batching.engine.shared_state import GroupCall, Queued
+from lowtide.batching.engine.shared_state import REREAD_CHUNK, GroupCall, Queued
 from lowtide.batching.engine.submission import Submission
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.keys import params_json
@@ -107,25 +107,58 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
         """Park one call: return as soon as its batch exists (or its answer is already stored)."""
         entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
         placed = self._placing()  # taken before the read: a batch placed while the ledger is read is not missed
-        record = entered if isinstance(entered, RequestRecord) else await self._reread(key)
-        outcome = None if isinstance(entered, RequestRecord) else entered
-        while record.state in (RequestState.PENDING, RequestState.SUBMITTING):
-            if self._mine(record):
+        # A key claimed just now and queued here is pending and this engine's, as the ledger would say: its batch's
+        # create (which this engine makes, and which wakes it) is awaited without reading the ledger first.
+        record: RequestRecord | None
+        if isinstance(entered, RequestRecord):
+            record, outcome = entered, None
+        else:
+            record, outcome = (None if key in self._queued_keys else await self._reread(key)), entered
+        while record is None or record.state in (RequestState.PENDING, RequestState.SUBMITTING):
+            if record is None or self._mine(record):
                 # This engine gathers or creates its batch: woken when a create of its comes back (or a gathering
                 # fails, or a reconcile ends), not by reading the ledger every few milliseconds.
-                await self._placed_wait(placed)
-                outcome = self._refused(record.key, outcome)
-                placed = self._placing()
-                record = await self._reread(record.key)
+                self._parking.add(key)
+                try:
+                    await self._placed_wait(placed)
+                finally:
+                    self._parking.discard(key)
+                outcome = self._refused(key, outcome)
+                woken, placed = placed, self._placing()
+                record = self._woken_record(key, woken) or await self._reread(key)
             else:  # another process's batch: the ledger watched every `watch_interval` (or woken by its notices)
                 record = await self._watch(record)
             # Looked at again after the read: on a remote store the refusal may come while the ledger is read, and
             # the request is then pending and no longer this engine's. Taking it back would send it again.
-            outcome = self._refused(record.key, outcome)
+            outcome = self._refused(key, outcome)
             if record.state is RequestState.PENDING and not self._mine(record):
                 record = await self._rescue_pending(record)
         # The record just read is where it stands: not read again; its batch read once for the calls of this moment.
         return ticket_of(record.key, record, await self._batch(record.batch_id) if record.batch_id else None)
+
+    def _woken_record(self, key: str, woken: asyncio.Future[None]) -> RequestRecord | None:
+        """The record of a parked call `woken` woke, from a local store: the first call it woke reads those of
+        every call it woke in one query (a query per `REREAD_CHUNK` keys), inline, in the same turn of the event loop
+        as a read of its own would be; the others take theirs. None: read it alone (`_reread`)."""
+        local = self.ledger.inline
+        if local is None:
+            return None  # a remote store's rereads of one moment are one query already
+        if self._woken is None or self._woken[0] is not woken:
+            keys = [key, *(other for other in self._parking if other != key)]
+            try:
+                found = {
+                    record.key: record
+                    for start in range(0, len(keys), REREAD_CHUNK)
+                    for record in local.requests_for(keys[start : start + REREAD_CHUNK])
+                }
+            except Exception:  # read again alone, where its failure is said to its own call
+                return None
+            self._woken = (woken, found)
+        found = self._woken[1]
+        record = found.pop(key, None)
+        if not found:
+            self._woken = None  # every call it woke has its record: none kept
+        return record
 
     def _refused(self, key: str, outcome: asyncio.Future[Settled] | None) -> asyncio.Future[Settled] | None:
         """The future of a parked call's outcome while it is the engine's (once failed it is dropped, and the

@@ -143,6 +143,8 @@ class Collection(LateWaiters):
             self.history.learn(record, ended.ended_at)
             if self.notifier is not None:
                 self.notifier.soon("batch.ended", batch_notice(record, ended), subject=record.id)
+                if self.notifier.tells("key.answered"):  # each key's answer stored from it, when asked for
+                    self.notifier.keys_answered(record, await self.ledger.states_of(list(members.values())))
         except BatchTimeoutError as exc:
             exc.custom_ids = list(members)
             failure = exc  # the requests stay in the ledger, to be collected later

@@ -183,6 +183,10 @@ class EngineCore:
         self._rereads: dict[str, list[asyncio.Future[RequestRecord | None]]] = {}
         """Records asked again in this turn of the event loop (`_reread`), with who waits for each."""
         self._rereading: asyncio.Task[None] | None = None
+        self._parking: set[str] = set()
+        self._woken: tuple[asyncio.Future[None], dict[str, RequestRecord]] | None = None
+        """Parked calls waiting for a create of this engine's (`submit`), and the records the first of those one
+        `_placed` woke read for all of them (a local store): what `BatchEngine._woken_record` hands out."""
         self._batch_reads: dict[str, asyncio.Future[BatchRecord | None]] = {}
         """Batches being read (`_batch`): the calls that ask for one while it is read share the read."""
         self._traced: dict[str, CallTrace] = {}

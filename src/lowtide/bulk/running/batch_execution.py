@@ -17,7 +17,7 @@ from typing import TextIO
 from lowtide.batching.backend import ResultLine, Settled, UnreadableLine
 from lowtide.batching.engine.batch_engine import BatchEngine, GroupCall
 from lowtide.batching.keys import owner_id
-from lowtide.batching.policy import settled_of, stored_outcome
+from lowtide.batching.policy import stored_outcome
 from lowtide.bulk.outputs.results import ItemResult, ItemStatus
 from lowtide.bulk.planning.batches import Splitter, batches_from
 from lowtide.bulk.planning.primers import rest_of
@@ -25,6 +25,7 @@ from lowtide.bulk.progress.eta import batch_run_eta
 from lowtide.bulk.progress.tally import BatchTally
 from lowtide.bulk.recorded.sorting import among, stored_success
 from lowtide.bulk.running.admitting import Admitting
+from lowtide.bulk.running.batch_outcomes import BatchOutcomes, cut_reason, late_reason
 from lowtide.bulk.running.cancels import Cancels
 from lowtide.bulk.running.deadline_moves import Steps, deadline_moves
 from lowtide.bulk.running.decisions import Decisions
@@ -36,13 +37,11 @@ from lowtide.errors import (
     APIUnreachableError,
     BatchRequestCanceled,
     BatchRequestError,
-    BatchRequestExpired,
     StructuredOutputError,
     classify,
 )
-from lowtide.ledger.runs import ItemOutcome, ItemRow
+from lowtide.ledger.runs import ItemOutcome
 from lowtide.ledger.store import RequestState
-from lowtide.messages.answers import TextAnswer, response_of
 from lowtide.telemetry.switch import tracing
 
 __all__ = ["Execution"]
@@ -81,6 +80,7 @@ class Execution:
         )  # fmt: skip
         self.stream = stream
         self.budget = self.state.budget
+        self.outcomes = BatchOutcomes(run, self.state, backend.codec, time_up=lambda: self.time_up)
         self.admitting = Admitting(actor.configuration, self.engine, self.budget, self.tally, clock=self.clock,
                                    changed=self.state.next_change, stopping=self._stopping)  # fmt: skip
         if self.state.directory is not None:
@@ -184,7 +184,7 @@ class Execution:
             if self.moves is not None and isinstance(outcome, BatchRequestCanceled) and (row is None or not row.status):
                 self.moves.again.append(index)  # canceled in a batch before this go: moved once it has begun
                 continue
-            self.state.set(self._outcome_result(index, outcome, row))
+            self.state.set(self.outcomes.result(index, outcome, row))
 
     async def _count_batches(self) -> None:
         """The batches the run used before this go (those it still waits on are counted out by `_attach`), and
@@ -292,7 +292,7 @@ class Execution:
         elif unreachable and self.unreachable is not None:
             self._decide_unsent(rest(group), ItemStatus.NOT_RUN, f"not sent: {self.unreachable}")
         elif self.time_up:
-            self._decide_unsent(rest(group), ItemStatus.FAILED, self._late_reason())
+            self._decide_unsent(rest(group), ItemStatus.FAILED, late_reason(self.run.time_limit))
         else:
             return False
         return True
@@ -326,9 +326,6 @@ class Execution:
     async def _capacity(self) -> None:
         while self.tally.out >= self.run.max_parallel_batches and not self._stopping():
             await self.state.next_change()
-
-    def _late_reason(self) -> str:
-        return f"time limit of {self.run.time_limit:g}s passed before it was sent"
 
     # Answers.
 
@@ -394,7 +391,7 @@ class Execution:
             self.budget.release(index)  # never answered, never charged: moved, under a new attempt's key
             self.moves.move([index], canceled=True)
             return
-        result = self._outcome_result(index, outcome, None)
+        result = self.outcomes.result(index, outcome, None)
         if isinstance(result.error, StructuredOutputError):
             self.decisions.add([(index, ItemStatus.FAILED.value, str(result.error))])
         elif index in self.decided and result.status is ItemStatus.SUCCEEDED:
@@ -402,34 +399,8 @@ class Execution:
         self.budget.settle(index, result.cost_usd)
         self.state.settle([result])
 
-    def _outcome_result(self, index: int, outcome: Settled, row: ItemRow | None) -> ItemResult:
-        item = self.state.item
-        if isinstance(outcome, TextAnswer) and self.run.response_model is None:
-            # Text alone has no citations: the answer is kept as it came, its response built only when read.
-            return item(index, ItemStatus.SUCCEEDED, answer=outcome)
-        if not isinstance(outcome, ActorError):
-            response = response_of(outcome)
-            if self.run.response_model is not None:
-                try:
-                    response = self.engine.backend.codec.parse(response, self.run.response_model)
-                except StructuredOutputError as exc:
-                    return item(index, ItemStatus.FAILED, answer=outcome, error=exc)
-            return self.state.succeeded(index, response)
-        reason = row.reason if row is not None else None
-        if isinstance(outcome, BatchRequestCanceled):
-            if self.time_up or (row is not None and row.status == ItemStatus.FAILED.value):
-                return item(index, ItemStatus.FAILED, error=outcome, reason=reason or self._cut_reason())
-            return item(index, ItemStatus.CANCELED, error=outcome)
-        status = ItemStatus.EXPIRED if isinstance(outcome, BatchRequestExpired) else ItemStatus.FAILED
-        return item(index, status, error=outcome, reason=reason)
-
     def _rebuilt(self, outcome: ItemOutcome) -> ItemResult:
-        """A succeeded item's result made again from the answer the ledger stored (a run not holding its results)."""
-        settled = settled_of(outcome.key, outcome.state, outcome.response, outcome.error)
-        return self._outcome_result(outcome.index, settled, None)
-
-    def _cut_reason(self) -> str:
-        return f"time limit of {self.run.time_limit:g}s passed: its batch was canceled before it was answered"
+        return self.outcomes.rebuilt(outcome)  # (the state is made before the outcomes, which read it)
 
     def _decide(self, indexes: Sequence[int], status: ItemStatus, reason: str) -> None:
         """Items the run settles without the API (not sent for the cost limit, or the time limit)."""
@@ -456,7 +427,7 @@ class Execution:
                 # A batch whose create was on its way is canceled too: nothing is left running once the run gives up.
                 await self.engine.dispatched()
                 await self.cancels.outstanding()
-                self._decide(self.state.undecided(), ItemStatus.FAILED, self._cut_reason())
+                self._decide(self.state.undecided(), ItemStatus.FAILED, cut_reason(self.run.time_limit))
                 return
             await self.state.next_change()
 
@@ -483,7 +454,7 @@ class Execution:
         await self.cancels.outstanding()
         pending = self.state.undecided()
         self.decided.update(pending)
-        await self.decisions.decide([(i, ItemStatus.FAILED.value, self._cut_reason()) for i in pending])
+        await self.decisions.decide([(i, ItemStatus.FAILED.value, cut_reason(self.run.time_limit)) for i in pending])
         self.state.change()
 
     # Reporting.

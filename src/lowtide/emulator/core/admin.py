@@ -72,6 +72,15 @@ def admin_routes(shared: Shared) -> list[Route]:
             raise invalid_request(str(error)) from None
         return JSONResponse({"emulation": name, "url": url})
 
+    async def jwks(request: Request) -> Response:
+        # Where a receiver verifying per-job webhooks' tokens is pointed instead of the API's own JWKS.
+        name = request.path_params["emulation"]
+        emulation = next((each for each in shared.emulations if each.name == name), None)
+        keys = emulation.webhook_jwks() if emulation is not None else None
+        if keys is None:
+            return JSONResponse({"error": f"the emulation {name!r} signs no webhooks with a key"}, status_code=404)
+        return JSONResponse(dict(keys))
+
     async def processing(request: Request) -> Response:
         # Batches created from now on take `seconds` (those out keep theirs): how a test over a socket makes one late.
         body = as_object(await read_json(request, _ADMIN_BODY_BYTES)) or {}
@@ -95,6 +104,7 @@ def admin_routes(shared: Shared) -> list[Route]:
         Route("/_emulator/faults", faults, methods=["POST"]),
         Route("/_emulator/outcomes", outcomes, methods=["POST"]),
         Route("/_emulator/webhooks", webhooks, methods=["POST"]),
+        Route("/_emulator/jwks/{emulation}", jwks, methods=["GET"]),
         Route("/_emulator/processing", processing, methods=["POST"]),
         Route("/_emulator/stats", stats, methods=["GET"]),
         Route("/_emulator/reset", reset, methods=["POST"]),

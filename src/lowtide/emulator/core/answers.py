@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from lowtide.emulator.core.content import last_user_text
+from lowtide.emulator.core.cooperative import asked_tool, prompt_arguments
 from lowtide.emulator.core.documents import Passage, documents_of
 from lowtide.emulator.core.ids import derived_id
 from lowtide.emulator.core.instructions import instructed_schema
@@ -77,7 +78,7 @@ def answer(params: Mapping[str, object], message_id: str) -> Answer:
             "type": "tool_use",
             "id": derived_id("toolu", message_id),
             "name": tool["name"],
-            "input": generate_instance(schema, seed=digest[:8]),
+            "input": prompt_arguments(schema, generate_instance(schema, seed=digest[:8]), last_text),
         }
         planned.append((block, len(block["name"]) + len(canonical(block["input"]))))
     else:
@@ -123,12 +124,15 @@ def _tool_to_call(params: Mapping[str, object], last_text: str) -> JsonObject | 
         return None
     if kind == "tool":
         return by_name.get(str(choice.get("name")))
-    # The last user turn (a tool's result too) may ask for a tool by marker: with `auto` the emulated model calls
-    # a tool only then, and with `any` the one it names, else the first custom tool. Once a tool has answered, `any`
-    # moves on to the last tool not called yet in the conversation (an agent's output tool, listed after its
-    # function tools), so that an agent which must call a tool every step reaches its final answer.
+    # The last user turn (a tool's result too) may ask for a tool by marker; a user turn that is not a tool's result
+    # also by naming it (`cooperative.asked_tool`): with `auto` the emulated model calls a tool only then, and answers
+    # in text once the tool has answered. With `any`, the tool so asked for, else the first custom tool; once a tool
+    # has answered, `any` moves on to the last tool not called yet in the conversation (an agent's output tool, listed
+    # after its function tools), so that an agent which must call a tool every step reaches its final answer.
     marker = _TOOL_MARKER.search(last_text)
     asked = by_name.get(marker.group(1)) if marker else None
+    if asked is None and not _answers_tool(params):
+        asked = asked_tool(tools, last_text)
     if kind == "any" and asked is None:
         custom = [tool for tool in tools if "input_schema" in tool] or tools
         called = _called_tools(params)
@@ -137,6 +141,16 @@ def _tool_to_call(params: Mapping[str, object], last_text: str) -> JsonObject | 
         fresh = [tool for tool in custom if tool.get("name") not in called]
         return (fresh or custom)[-1]
     return asked
+
+
+def _answers_tool(params: Mapping[str, object]) -> bool:
+    """Whether the last user turn holds a tool's result."""
+    turns = [as_object(item) for item in as_array(params.get("messages")) or []]
+    users = [turn for turn in turns if turn is not None and turn.get("role") == "user"]
+    if not users:
+        return False
+    blocks = [as_object(item) for item in as_array(users[-1].get("content")) or []]
+    return any(block is not None and block.get("type") == "tool_result" for block in blocks)
 
 
 def _called_tools(params: Mapping[str, object]) -> set[str]:

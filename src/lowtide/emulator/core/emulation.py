@@ -151,6 +151,11 @@ class Emulation(ABC):
         when it sends none, or `url` or `secret` is not one. By default it sends none."""
         raise ValueError(f"the emulated {self.name} API sends no webhooks")
 
+    def webhook_jwks(self) -> Mapping[str, object] | None:
+        """The JWKS its per-job webhooks' tokens are verified with (`GET /_emulator/jwks/<name>`, in place of the API's
+        own address); None: it signs none so."""
+        return None
+
     def stats(self) -> Mapping[str, object]:
         """Its counters, for `GET /_emulator/stats`."""
         return {}

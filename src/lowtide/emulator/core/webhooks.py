@@ -1,7 +1,9 @@
 """An emulated API's batch webhooks (Standard Webhooks, as OpenAI and the Gemini API send them): when a batch ends (on
 the emulator's clock) its event is POSTed to each endpoint configured, signed with the endpoint's `whsec_` secret
 (`webhook-id`, `webhook-timestamp`, `webhook-signature` over `id.timestamp.body` with HMAC-SHA256), retried with
-backoff until answered 2xx. The API's emulation says when a batch ends and what its event says (`WebhookEvents`)."""
+backoff until answered 2xx. The API's emulation says when a batch ends and what its event says (`WebhookEvents`), and
+where a batch created with its own webhooks (Gemini's `webhook_config`) sends its end besides: those deliveries are
+signed with the emulator's own RS256 key instead (`job_tokens.JobTokens`, its JWKS served by the admin routes)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ import json
 import logging
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from lowtide.core.clock import Clock
+from lowtide.emulator.core.job_tokens import JobTokens
 from lowtide.webhooks.signing import check_secret, signed_headers
 
 if TYPE_CHECKING:
@@ -41,6 +45,10 @@ class WebhookEvents(Protocol):
         """The event the API sends when the batch `batch_id` has ended."""
         ...
 
+    def job_uris(self, batch_id: str) -> Sequence[str]:
+        """The URLs the batch `batch_id` was created to send its end to, besides the account's endpoints."""
+        ...
+
 
 @dataclass(frozen=True)
 class WebhookEndpoint:
@@ -66,6 +74,24 @@ def signed_delivery(
     return body, {**headers, "user-agent": user_agent}
 
 
+_Signer = Callable[[str, float], dict[str, str]]
+"""The headers of one try of a delivery: its `webhook-id` and the Unix time it is signed at."""
+
+
+def _hmac_signer(body: bytes, secret: str, agent: str) -> _Signer:
+    def sign(msg_id: str, at: float) -> dict[str, str]:
+        return {**signed_headers(body, secret, msg_id=msg_id, at=at), "user-agent": agent}
+
+    return sign
+
+
+def _jwt_signer(tokens: JobTokens, uri: str, agent: str) -> _Signer:
+    def sign(msg_id: str, at: float) -> dict[str, str]:
+        return {**tokens.headers(msg_id=msg_id, at=at, audience=uri), "user-agent": agent}
+
+    return sign
+
+
 class WebhookSender:
     """Sends each batch's end to the configured endpoints, once per endpoint (a delivery retried until answered 2xx
     carries the same event and `webhook-id`, signed again), on the emulator's clock. `drop_next(n)` loses the next `n`
@@ -78,6 +104,8 @@ class WebhookSender:
         self.sent = 0
         self._dropping = 0
         self._watching: dict[str, asyncio.Task[None]] = {}
+        self.tokens = JobTokens()
+        """The key per-job deliveries are signed with."""
 
     def add(self, url: str, secret: str, *, transport: httpx.AsyncBaseTransport | None = None) -> WebhookEndpoint:
         """Send every batch's end to `url` from now on, signed with `secret`; ValueError for a bad one."""
@@ -98,7 +126,7 @@ class WebhookSender:
 
     def watch(self, batch_id: str) -> None:
         """Send `batch_id`'s end when it comes (again from its start after a cancel, which moves its end)."""
-        if not self.endpoints:
+        if not self.endpoints and not self._events.job_uris(batch_id):
             return
         running = self._watching.pop(batch_id, None)
         if running is not None:
@@ -111,14 +139,27 @@ class WebhookSender:
         while (wait := self._events.ended_at(batch_id) - self._clock.now()) > 0:
             await self._clock.sleep(wait)
         event = self._events.event(batch_id)
-        await asyncio.gather(*(self._deliver(endpoint, event) for endpoint in list(self.endpoints)))
+        body = json.dumps(event, separators=(",", ":")).encode()
+        kind, agent = str(event.get("type")), self._events.user_agent
+        await asyncio.gather(
+            *(self._deliver(e.url, kind, body, e.transport, _hmac_signer(body, e.secret, agent))
+              for e in self.endpoints),
+            *(self._deliver(uri, kind, body, None, _jwt_signer(self.tokens, uri, agent))
+              for uri in self._events.job_uris(batch_id)),
+        )  # fmt: skip
 
-    async def _deliver(self, endpoint: WebhookEndpoint, event: dict[str, object]) -> None:
+    async def _deliver(
+        self,
+        url: str,
+        kind: str,
+        body: bytes,
+        transport: httpx.AsyncBaseTransport | None,
+        sign: _Signer,
+    ) -> None:
         msg_id = f"wh_{uuid.uuid4().hex}"  # one per event and endpoint, as Standard Webhooks' `webhook-id` is
-        kind = event.get("type")
         if self._dropping > 0:
             self._dropping -= 1
-            _log.info("Dropped the webhook %s (%s) for %s: a fault.", msg_id, kind, endpoint.url)
+            _log.info("Dropped the webhook %s (%s) for %s: a fault.", msg_id, kind, url)
             return
         import httpx  # here: an emulator with no endpoint loads no HTTP client (httpx's import loads its CLI's rich)
 
@@ -126,19 +167,17 @@ class WebhookSender:
             if wait:
                 await self._clock.sleep(wait)
             # Signed with the wall clock's time, whatever the emulator's clock says: receivers check against theirs.
-            body, headers = signed_delivery(
-                event, endpoint.secret, msg_id=msg_id, at=time.time(), user_agent=self._events.user_agent
-            )
+            headers = sign(msg_id, time.time())
             try:
                 # A client per try: the emulator may serve several event loops in turn (a test's each), never two.
-                async with httpx.AsyncClient(timeout=10.0, transport=endpoint.transport) as client:
-                    answer = await client.post(endpoint.url, content=body, headers=headers)
+                async with httpx.AsyncClient(timeout=10.0, transport=transport) as client:
+                    answer = await client.post(url, content=body, headers=headers)
             except httpx.HTTPError as error:
-                _log.info("Webhook %s (%s) to %s not delivered: %s", msg_id, kind, endpoint.url, type(error).__name__)
+                _log.info("Webhook %s (%s) to %s not delivered: %s", msg_id, kind, url, type(error).__name__)
                 continue
             if answer.is_success:
                 self.sent += 1
                 return
-            _log.info("Webhook %s (%s) to %s answered %d", msg_id, kind, endpoint.url, answer.status_code)
-        _log.warning("Webhook %s (%s) to %s given up after %d tries.", msg_id, kind, endpoint.url,
+            _log.info("Webhook %s (%s) to %s answered %d", msg_id, kind, url, answer.status_code)
+        _log.warning("Webhook %s (%s) to %s given up after %d tries.", msg_id, kind, url,
                      len(RETRY_BACKOFF) + 1)  # fmt: skip

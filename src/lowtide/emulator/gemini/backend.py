@@ -125,6 +125,8 @@ class GeminiBackend(AccountBackend):
             cancel_seconds=self._shared.settings.cancel_seconds,
             failure=failure,
             priority=spec.priority,
+            webhook_uris=spec.webhook_uris,
+            user_metadata=spec.user_metadata,
         )
         self.batches.add(batch)
         self.created_batches += 1

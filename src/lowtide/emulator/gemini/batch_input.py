@@ -1,6 +1,7 @@
 """What a `batchGenerateContent` call asks for, read as the API reads it: the body's `batch` (its `displayName`,
 `priority`, and `inputConfig`: inline `requests.requests[]`, each a `request` with optional `metadata`, or the
-`fileName` of an uploaded JSONL file). A body the API would refuse is refused whole (400 `INVALID_ARGUMENT`); a
+`fileName` of an uploaded JSONL file; `webhookConfig`: the job's own webhook `uris` and the `userMetadata` its events
+echo). A body the API would refuse is refused whole (400 `INVALID_ARGUMENT`); a
 request inside it that generateContent would refuse fails alone when the job runs.
 
 A file's lines (`{"key": ..., "request": {...}}`) are read when the job is created: a line that is not such an
@@ -19,7 +20,9 @@ from lowtide.emulator.gemini.wire import RpcStatus
 __all__ = ["BatchSpec", "read_batch_body", "read_batch_file"]
 
 _BODY_KEYS = frozenset({"batch"})
-_BATCH_KEYS = frozenset({"displayName", "display_name", "inputConfig", "input_config", "priority", "model", "name"})
+_BATCH_KEYS = frozenset({"displayName", "display_name", "inputConfig", "input_config", "priority", "model", "name",
+                         "webhookConfig", "webhook_config"})  # fmt: skip
+_WEBHOOK_KEYS = frozenset({"uris", "userMetadata", "user_metadata"})
 _INPUT_KEYS = frozenset({"requests", "fileName", "file_name"})
 _INLINE_KEYS = frozenset({"request", "metadata"})
 
@@ -30,6 +33,8 @@ class BatchSpec:
     priority: int
     requests: list[BatchRequest]
     input_file: str | None
+    webhook_uris: tuple[str, ...] = ()
+    user_metadata: JsonObject | None = None
 
 
 def _unknown(mapping: JsonObject, known: frozenset[str], where: str) -> None:
@@ -77,8 +82,31 @@ def read_batch_body(body: object) -> BatchSpec:
                 f"* BatchGenerateContentRequest.batch.input_config.file_name: must be a file's name "
                 f"(files/...), got {json.dumps(file_name)[:60]}\n"
             )
-        return BatchSpec(name, priority, [], file_name)
-    return BatchSpec(name, priority, _inline(inline), None)
+        return BatchSpec(name, priority, [], file_name, *_webhook_config(batch))
+    return BatchSpec(name, priority, _inline(inline), None, *_webhook_config(batch))
+
+
+def _webhook_config(batch: JsonObject) -> tuple[tuple[str, ...], JsonObject | None]:
+    """The job's own webhook URIs and user metadata (`batch.webhook_config`), as the API checks them."""
+    given = _get(batch, "webhookConfig", "webhook_config")
+    if given is None:
+        return (), None
+    config = as_object(given)
+    if config is None:
+        raise invalid_argument("Invalid JSON payload received. Expected an object for 'batch.webhook_config'.")
+    _unknown(config, _WEBHOOK_KEYS, "batch.webhook_config")
+    uris = as_array(config.get("uris")) or []
+    for uri in uris:
+        if not isinstance(uri, str) or not uri.startswith(("http://", "https://")):
+            raise invalid_argument(
+                f"* BatchGenerateContentRequest.batch.webhook_config.uris: must be http(s) URLs, got "
+                f"{json.dumps(uri)[:60]}\n"
+            )
+    metadata = _get(config, "userMetadata", "user_metadata")
+    if metadata is not None and as_object(metadata) is None:
+        where = "batch.webhook_config.user_metadata"
+        raise invalid_argument(f"Invalid JSON payload received. Expected an object for '{where}'.")
+    return tuple(str(uri) for uri in uris), as_object(metadata)
 
 
 def _inline(value: object) -> list[BatchRequest]:

@@ -79,6 +79,10 @@ class GeminiBatch:
     cancel_at: float | None = None
     result_deleted: bool = False
     rows: list[Row] | None = field(default=None, repr=False)
+    webhook_uris: tuple[str, ...] = ()
+    """Where the job sends its end besides the account's endpoints (`webhook_config.uris`; not kept in a state file)."""
+    user_metadata: JsonObject | None = None
+    """What its webhook events echo (`webhook_config.user_metadata`)."""
 
     @property
     def name(self) -> str:

@@ -74,6 +74,10 @@ class GeminiEmulation(SectionedEmulation[GeminiBackend]):
     def add_webhook(self, url: str, secret: str) -> None:
         self.backend.webhooks.add(url, secret)
 
+    def webhook_jwks(self) -> Mapping[str, object]:
+        """The public key of the RS256 tokens its jobs' own webhooks (`webhook_config`) are signed with."""
+        return self.backend.webhooks.tokens.jwks()
+
     def stats(self) -> Mapping[str, object]:
         return {**super().stats(), "gemini_webhooks_sent": self.backend.webhooks.sent}
 

@@ -1,7 +1,9 @@
 """The emulated Gemini API's batch webhooks, as the Gemini API sends a project's static (WebhookService) endpoints
 them: when a job ends, `batch.succeeded`, `batch.failed`, `batch.cancelled` or `batch.expired`, a thin event
 (`type`, `version`, `timestamp`, `data.id` the job's name, a failure's `error_code` and `error_message`), the
-Standard Webhooks `webhook-id` its event id (`lowtide.emulator.core.webhooks`)."""
+Standard Webhooks `webhook-id` its event id (`lowtide.emulator.core.webhooks`). A job created with its own
+`webhook_config` sends the same event to its `uris` too, `data.user_metadata` echoing the job's, signed with the
+emulator's RS256 key (`job_tokens`)."""
 
 from __future__ import annotations
 
@@ -40,12 +42,17 @@ class GeminiWebhookEvents:
         if batch.failure is not None:
             data["error_code"] = batch.failure["code"]
             data["error_message"] = batch.failure["message"]
+        if batch.user_metadata is not None:
+            data["user_metadata"] = batch.user_metadata
         return {
             "type": _EVENTS[batch.final_state()],
             "version": "v1",
             "timestamp": timestamp(self._clock.now()),
             "data": data,
         }
+
+    def job_uris(self, batch_id: str) -> tuple[str, ...]:
+        return self._find(batch_id).webhook_uris
 
 
 def gemini_webhooks(clock: Clock, find: Callable[[str], GeminiBatch]) -> WebhookSender:

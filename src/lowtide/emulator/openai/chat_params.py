@@ -123,7 +123,7 @@ def _read_message(message: JsonObject, where: str, request: ModelRequest, files:
             blocks.append({"type": "text", "text": f"[called {function.get('name')}({function.get('arguments')})]"})
         request.say("assistant", blocks)
     elif role in ("tool", "function"):
-        request.say("user", blocks)
+        request.say("tool", blocks)
     else:
         request.say(str(role), blocks)
 

@@ -74,7 +74,8 @@ class ModelRequest:
     the Messages side thinks, and its answer says so in a reasoning item with the summary."""
 
     def say(self, role: str, blocks: list[JsonObject]) -> None:
-        """Add a turn; `system` and `developer` turns join the system prompt (their text only)."""
+        """Add a turn; `system` and `developer` turns join the system prompt (their text only); a `tool` turn (a tool
+        message, a `function_call_output` item) is the user's turn holding a tool's result, as the Messages API says."""
         if role in ("system", "developer"):
             self.system.extend(str(block["text"]) for block in blocks if block.get("type") == "text")
         else:
@@ -166,7 +167,7 @@ def is_missing(request: ModelRequest) -> bool:
     return any(
         _MISSING.search(str(block.get("text", "")))
         for role, blocks in request.turns
-        if role == "user"
+        if role in ("user", "tool")
         for block in blocks
     )
 
@@ -176,7 +177,7 @@ def _params(request: ModelRequest) -> JsonObject:
     params: JsonObject = {
         "model": request.model,
         "max_tokens": request.max_tokens if request.max_tokens is not None else DEFAULT_MAX_TOKENS,
-        "messages": [{"role": role, "content": blocks} for role, blocks in request.turns],
+        "messages": [_message(role, blocks) for role, blocks in request.turns],
     }
     if request.system:
         params["system"] = "\n\n".join(request.system)
@@ -191,6 +192,13 @@ def _params(request: ModelRequest) -> JsonObject:
     if request.reasoning_summary:
         params["thinking"] = {"type": "enabled", "budget_tokens": 1024}
     return params
+
+
+def _message(role: str, blocks: list[JsonObject]) -> JsonObject:
+    """A turn as a Messages API message: a tool's output is a user turn holding a `tool_result` block."""
+    if role == "tool":
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "", "content": blocks}]}
+    return {"role": role, "content": blocks}
 
 
 def _prefix_tokens(request: ModelRequest) -> Iterator[tuple[list[Any], int]]:

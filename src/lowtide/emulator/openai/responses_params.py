@@ -171,7 +171,7 @@ def _read_input(value: object, request: ModelRequest, files: FileLookup) -> None
         elif kind == "function_call_output":
             output = entry.get("output")
             shown = output if isinstance(output, str) else str(output)
-            request.say("user", [{"type": "text", "text": shown}])
+            request.say("tool", [{"type": "text", "text": shown}])
         elif kind != "reasoning":
             raise invalid_value(f"{where}.type", kind, ("message", "function_call", "function_call_output"))
 

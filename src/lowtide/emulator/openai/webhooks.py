@@ -42,6 +42,10 @@ class OpenAIWebhookEvents:
             "data": {"id": batch_id},
         }
 
+    def job_uris(self, batch_id: str) -> tuple[str, ...]:
+        """None: OpenAI's batches send their ends to the project's endpoints alone."""
+        return ()
+
 
 def openai_webhooks(clock: Clock, find: Callable[[str], OpenAIBatch]) -> WebhookSender:
     """The sender of OpenAI's batch webhooks for the batches `find` finds."""

@@ -203,7 +203,10 @@ def to_ai_message(response: ActorResponse[object]) -> AIMessage:
     input_tokens = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
     metadata: dict[str, Any] = {
         "model_name": response.model,
-        "model_provider": response.provider,
+        # Not `model_provider`: LangChain reads that as "content in this provider's LangChain package's format" and
+        # translates by it (an Anthropic translator finds no `tool_use` block and drops the tool calls); lowtide's
+        # content is LangChain's own (text, `tool_calls`, standard blocks), read as it is.
+        "provider": response.provider,
         "stop_reason": response.stop_reason,
         "mode": response.mode.value,
         "batch_id": response.ids.batch_id,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from contextlib import aclosing
 from typing import Any, TypeVar
@@ -49,6 +50,8 @@ class LowtideChatModel(BaseChatModel):
     """A budget for each call, checked against its worst case before anything is sent."""
 
     _runner: asyncio.Runner | None = PrivateAttr(default=None)
+    _left: weakref.finalize[[asyncio.Runner, Actor], LowtideChatModel] | None = PrivateAttr(default=None)
+    """Closes the runner's loop if the model is dropped without `close` (`_close_left`)."""
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @property
@@ -180,14 +183,19 @@ class LowtideChatModel(BaseChatModel):
         else:
             raise ActorError("A synchronous call was made inside a running event loop; use `ainvoke` or `abatch`.")
         with self._lock:
-            if self._runner is None:
+            # A copy of a model (pydantic's `model_copy`) shares its runner until the original is collected and closes
+            # it: then the copy makes its own.
+            if self._runner is None or self._left is None or not self._left.alive:
                 self._runner = asyncio.Runner()
+                self._left = weakref.finalize(self, _close_left, self._runner, self.actor)
             return self._runner.run(make())
 
     def close(self) -> None:
         """Close the event loop of the synchronous interface, and the actor's providers on it."""
         with self._lock:
             if self._runner is not None:
+                if self._left is not None:
+                    self._left.detach()
                 self._runner.run(self.actor.aclose())
                 self._runner.close()
                 self._runner = None
@@ -209,6 +217,23 @@ class _Blocks:
             return None
         key = (type(piece).__name__, piece.index)
         return self._positions.setdefault(key, len(self._positions))
+
+
+def _close_left(runner: asyncio.Runner, actor: Actor) -> None:
+    """The loop of a model dropped without `close`, closed as `asyncio.run` closes one: its async generators first,
+    so that the actor's providers on it close their connections on it (`ActorProviders`), rather than being collected
+    with it, when their SDK's clients close themselves on whatever loop runs then ("Event loop is closed"). `actor` is
+    held (not closed: it may serve others) so that, when the model was collected with it, its providers are still
+    there to close. In a thread of its own when this one runs a loop (a model collected inside another's loop)."""
+    del actor  # held until now, see above
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        runner.close()
+        return
+    closing = threading.Thread(target=runner.close, name="lowtide-close-model-loop")
+    closing.start()
+    closing.join()
 
 
 async def _gathered(chunks: AsyncIterator[ChatGenerationChunk]) -> list[ChatGenerationChunk]:

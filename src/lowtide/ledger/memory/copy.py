@@ -20,6 +20,7 @@ from lowtide.ledger.memory.journal import MemoryJournal
 from lowtide.ledger.memory.runs import MemoryRunStore
 from lowtide.ledger.memory.spending import MemorySpending
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
+from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.quota_records import ScopeState
 from lowtide.ledger.records import COPIED, BatchState, RequestState, stored_json
 
@@ -45,6 +46,9 @@ class Held(Protocol):
 
     @property
     def spending(self) -> MemorySpending: ...
+    def outbox_rows(self) -> list[Row]: ...
+
+    def load_notice(self, notice: Notice, *, delivered_at: float | None, given_up_at: float | None) -> None: ...
 
 
 def _money(value: Decimal | None) -> str | None:
@@ -99,6 +103,8 @@ def rows_of(ledger: Held, table: str) -> list[Row]:
         return [entry_row(e) for _, e in sorted(ledger.agent_journal.journal.items())]
     if table in ("spend_caps", "spend_entries", "spend_audit"):
         return ledger.spending.rows(table)
+    if table == "notice_outbox":
+        return ledger.outbox_rows()
     raise ValueError(f"no table {table!r}")
 
 
@@ -165,6 +171,12 @@ def _load_row(ledger: Held, table: str, v: dict[str, Any]) -> None:
         ledger.agent_journal.put_entry(entry_of(tuple(v.values())))
     elif table.startswith("spend_"):
         ledger.spending.load_row(table, v)
+    elif table == "notice_outbox":
+        notice = Notice(
+            str(v["event_id"]), str(v["kind"]), str(v["url"]), str(v["secret_env"]), bytes(v["body"]),
+            float(v["made_at"]), float(v["give_up_at"]), int(v["tries"]), float(v["next_at"]),
+        )  # fmt: skip
+        ledger.load_notice(notice, delivered_at=v["delivered_at"], given_up_at=v["given_up_at"])
     elif table == "live_quotas":
         stored = cast("dict[str, object]", orjson.loads(str(v["state"])))
         ledger.quota_store.load(str(v["scope"]), ScopeState.from_json(stored))

@@ -12,13 +12,21 @@ from lowtide.ledger.outbox_records import Notice
 __all__ = ["MemoryOutbox"]
 
 
+_Row = tuple[object, ...]
+
+
 @dataclass(slots=True)
 class _Kept:
     notice: Notice
     owner: str | None
     until: float
-    ended: bool = False
-    """Delivered or given up."""
+    delivered_at: float | None = None
+    given_up_at: float | None = None
+
+    @property
+    def ended(self) -> bool:
+        """Delivered or given up."""
+        return self.delivered_at is not None or self.given_up_at is not None
 
 
 class MemoryOutbox:
@@ -59,4 +67,22 @@ class MemoryOutbox:
             due = now if next_at is None else next_at
             kept.notice = dataclasses.replace(notice, tries=notice.tries + tries, next_at=due)
             kept.owner, kept.until = None, 0.0
-            kept.ended = delivered or next_at is None
+            if delivered:
+                kept.delivered_at = now
+            elif next_at is None:
+                kept.given_up_at = now
+
+    def outbox_rows(self) -> list[_Row]:
+        """Every notice as `records.COPIED["notice_outbox"]` lists its columns, by event id."""
+        with self.lock:
+            return [
+                (n.event_id, n.kind, n.url, n.secret_env, n.body, n.made_at, n.give_up_at, n.tries, n.next_at,
+                 kept.delivered_at, kept.given_up_at)
+                for kept in sorted(self._outbox.values(), key=lambda kept: kept.notice.event_id)
+                for n in (kept.notice,)
+            ]  # fmt: skip
+
+    def load_notice(self, notice: Notice, *, delivered_at: float | None, given_up_at: float | None) -> None:
+        """Keep a copied notice as its ledger had it, tried by no process."""
+        with self.lock:
+            self._outbox[notice.event_id] = _Kept(notice, None, 0.0, delivered_at, given_up_at)

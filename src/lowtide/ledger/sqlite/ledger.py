@@ -111,6 +111,7 @@ class Ledger(BatchRows, WebhookRows, OutboxRows, StoreDefaults):
 
 _EXPORTED = {
     "agent_journal": f"SELECT {', '.join(COPIED['agent_journal'])} FROM agent_journal ORDER BY run_id, position",
+    "notice_outbox": f"SELECT {', '.join(COPIED['notice_outbox'])} FROM notice_outbox ORDER BY event_id",
     "requests": "SELECT r.key, r.custom_id, r.actor, r.model, r.params, r.params_bytes,"
     " CASE WHEN b.id IS NULL THEN r.state ELSE 'submitting' END, b.id, r.attempts + (b.id IS NOT NULL), r.max_attempts,"
     " r.worst_case_usd, r.created_at, CASE WHEN b.id IS NULL THEN r.updated_at ELSE b.intent_at END,"
@@ -121,7 +122,7 @@ _EXPORTED = {
 }
 """Tables whose rows a copy takes in another form than this store keeps them: a request as schema 5 kept it (the form
 every store copies), its batch and the attempt it is making read from its memberships (`schema.NEW_FORM` is the way
-back); the spend tables kept WITHOUT ROWID, by their keys."""
+back); the notices' outbox and the spend tables, tables without rowids, by their keys."""
 
 _IMPLEMENTS: type[LedgerStore] = Ledger
 """The type checker's proof that `Ledger` is a `LedgerStore`."""

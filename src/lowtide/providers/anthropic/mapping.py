@@ -370,17 +370,12 @@ def _status_error(exc: anthropic.APIStatusError) -> StatusError:
     )
 
 
-def _url_of(exc: anthropic.APIConnectionError) -> str:
-    return str(exc.request.url)
-
-
 SDK_ERRORS = SdkErrors(
     client="Anthropic",
     api="API",
     status=anthropic.APIStatusError,
     read_status=_status_error,
     connection=anthropic.APIConnectionError,
-    url_of=_url_of,
     base=anthropic.AnthropicError,
     timeout=anthropic.APITimeoutError,
     broken=(httpx2.TransportError,),

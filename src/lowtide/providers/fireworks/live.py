@@ -15,7 +15,5 @@ __all__ = ["FireworksProvider"]
 class FireworksProvider(ChatProvider[AsyncFireworks]):
     """Fireworks' live Chat Completions through the async fireworks client."""
 
-    name = FIREWORKS.name
-    gen_ai_provider_name = FIREWORKS.gen_ai_provider_name
     dialect = FIREWORKS
     sdk = FIREWORKS_SDK

@@ -70,10 +70,15 @@ def _ratings(holder: Mapping[str, Any]) -> str:
 
 
 def answer_and_json(
-    body: Mapping[str, Any], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+    body: Mapping[str, Any],
+    *,
+    mode: BatchProcessingMode,
+    ids: Mapping[str, str | None],
+    provider: str = PROVIDER_NAME,
 ) -> tuple[Answer, dict[str, Any]]:
     """A Gemini body holding an answer (`blocked_error` said None) as an answer, and that answer as the ledger stores
-    it. `ids` are the answer's batch id, custom id and request id; the body gives its own `responseId`."""
+    it. `ids` are the answer's batch id, custom id and request id; the body gives its own `responseId`. `provider`:
+    the provider that answered (Gemini on another door, Vertex AI, names itself)."""
     candidate = _objects(body.get("candidates"))[0]
     content = _content(candidate)
     finish = str(candidate.get("finishReason") or "STOP")
@@ -88,7 +93,7 @@ def answer_and_json(
         "stop_reason": sys.intern(stop),
         "stop_sequence": None,
         "model": model,
-        "provider": PROVIDER_NAME,
+        "provider": provider,
         "ids": {**ids, "message_id": body.get("responseId")},
         "usage": usage.model_dump(mode="json"),
         "cost": cost.model_dump(mode="json") if cost is not None else None,

@@ -8,10 +8,11 @@ batch per model, outside the ledger: no key, nothing recorded, and calling it tw
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from lowtide import ActorRequest, BatchProcessingMode, Provider, ProviderOptions
+from lowtide import ActorRequest, BatchProcessingMode, ConfigurationError, Provider, ProviderOptions
 from lowtide.providers import BatchCodec, InputLimits, OneBatchCalls, Wire, credential_of
 from lowtide.providers.gemini.batch_backend import GeminiBatchBackend
 from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
@@ -20,6 +21,7 @@ from lowtide.providers.gemini.client import BASE_URL_ENV, build_client
 from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME, options_in
 
 if TYPE_CHECKING:
+    from lowtide.providers.gemini.job_webhooks import JobTokens
     from lowtide.providers.gemini.webhooks import GeminiWebhooks
     from lowtide.webhooks.events import WebhookVerifier
 
@@ -53,19 +55,36 @@ class GeminiBatchProvider(OneBatchCalls[GeminiBatchBackend], Provider):
             clock=options.clock,
             settings=options.batch,
         )
-        inline_bytes = options_in(options.provider_options).batch_inline_bytes
-        if inline_bytes is not None:
-            self.backend.inline_bytes = inline_bytes
+        gemini = options_in(options.provider_options)
+        if gemini.batch_inline_bytes is not None:
+            self.backend.inline_bytes = gemini.batch_inline_bytes
+        self.backend.webhook_url = gemini.batch_webhook_url
+        self._jwks_url = gemini.webhook_jwks_url
         self._webhooks: GeminiWebhooks | None = None
 
     def webhook_verifier(self) -> WebhookVerifier:
-        """The Gemini API's batch webhooks to a project's endpoint, verified with `$GEMINI_WEBHOOK_SECRET`
-        (`webhooks.py`)."""
+        """The Gemini API's batch webhooks to a project's endpoint, verified with `$GEMINI_WEBHOOK_SECRET`, and to the
+        jobs' own URL (`batch_webhook_url`), verified against the JWKS (`webhooks.py`, `job_webhooks.py`)."""
         if self._webhooks is None:
             from lowtide.providers.gemini.webhooks import GeminiWebhooks
 
-            self._webhooks = GeminiWebhooks()
+            self._webhooks = GeminiWebhooks(jobs=self._job_tokens())
         return self._webhooks
+
+    def _job_tokens(self) -> JobTokens | None:
+        url = self.backend.webhook_url
+        if url is None:
+            return None
+        from lowtide.providers.gemini.job_webhooks import JWKS_URL_ENV, JobTokens
+
+        jwks = self._jwks_url or os.environ.get(JWKS_URL_ENV)
+        if not jwks:
+            raise ConfigurationError(
+                f"The actor's Gemini jobs call {url} when they end (batch_webhook_url): set ${JWKS_URL_ENV} (or "
+                "provider_options.gemini.webhook_jwks_url) to the JWKS their tokens are verified with.",
+                field="provider_options.gemini.webhook_jwks_url",
+            )
+        return JobTokens(jwks, url)
 
     async def preflight(self, request: ActorRequest) -> None:
         """As in live mode: the model looked up, `max_tokens` and the input within its limits, before anything is

@@ -59,7 +59,18 @@ from lowtide.providers.gemini.batch_codec import (
 from lowtide.providers.gemini.batch_requests import inlined_request, model_name
 from lowtide.providers.gemini.errors import translate_errors
 
-__all__ = ["INLINE_BYTES", "INPUT_FILE_STEP", "MODEL_STEP", "GeminiBatchBackend", "display_name", "remote_batch"]
+__all__ = [
+    "INLINE_BYTES",
+    "INPUT_FILE_STEP",
+    "JOB_ENDED_AS",
+    "JOB_PHASES",
+    "MODEL_STEP",
+    "GeminiBatchBackend",
+    "display_name",
+    "intent_and_count",
+    "remote_batch",
+    "unanswered_job_line",
+]
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +85,7 @@ _MISSING = (NotFoundError, PermissionDeniedError)
 _KEY_IN_LINE = re.compile(rb'"key"\s*:\s*"([A-Za-z0-9_:\-]{1,128})"')
 """The key a result line names, read from its bytes when the line cannot be read as JSON (custom ids are plain)."""
 
-_PHASES = {
+JOB_PHASES = {
     "JOB_STATE_CANCELLING": Phase.CANCELING,
     "JOB_STATE_SUCCEEDED": Phase.ENDED,
     "JOB_STATE_PARTIALLY_SUCCEEDED": Phase.ENDED,
@@ -83,7 +94,7 @@ _PHASES = {
     "JOB_STATE_EXPIRED": Phase.ENDED,
 }
 """Every other state (pending, queued, running, paused, updating, unspecified) is running."""
-_ENDED_AS: dict[str, EndedAs] = {
+JOB_ENDED_AS: dict[str, EndedAs] = {
     "JOB_STATE_EXPIRED": "expired",
     "JOB_STATE_CANCELLED": "canceled",
     "JOB_STATE_FAILED": "failed",
@@ -94,6 +105,12 @@ _ENDED_AS: dict[str, EndedAs] = {
 def display_name(intent_id: str, count: int) -> str:
     """The display name a job of lowtide's carries: its intent id and how many requests it holds."""
     return f"lowtide-{intent_id}-{count}"
+
+
+def intent_and_count(name: str | None) -> tuple[str | None, int]:
+    """The intent id and request count a display name of lowtide's carries; (None, 0) for another's."""
+    matched = _DISPLAY.match(name or "")
+    return (matched.group(1), int(matched.group(2))) if matched else (None, 0)
 
 
 def _file_name(intent_id: str) -> str:
@@ -115,14 +132,14 @@ def remote_batch(job: types.BatchJob) -> RemoteBatch:
     total (the display name); an ended job's inline responses are counted, and what a file holds is counted as the
     job's state says (succeeded, or all errored, canceled or expired) until its lines are read."""
     state = _state(job)
-    phase = _PHASES.get(state, Phase.RUNNING)
+    phase = JOB_PHASES.get(state, Phase.RUNNING)
     matched = _DISPLAY.match(job.display_name or "")
     total = int(matched.group(2)) if matched else 0
     inline = job.dest.inlined_responses if job.dest is not None else None
     answered = sum(1 for item in inline or () if item.error is None)
     failed = sum(1 for item in inline or () if item.error is not None)
     rest = max(0, total - answered - failed)
-    ended_as = _ENDED_AS.get(state, "succeeded")
+    ended_as = JOB_ENDED_AS.get(state, "succeeded")
     if phase is not Phase.ENDED:
         counts = Counts(processing=total)
     else:  # a job that succeeded inline has answered in full: what its total says beyond that is not unread
@@ -157,6 +174,8 @@ class GeminiBatchBackend(SdkBatchBackend):
         self._client = client
         self.inline_bytes = INLINE_BYTES
         """The largest input sent inline; tests set it lower to send files."""
+        self.webhook_url: str | None = None
+        """Where each job calls when it ends (`webhook_config`), besides the project's endpoints."""
 
     # The batch's life.
 
@@ -198,6 +217,8 @@ class GeminiBatchBackend(SdkBatchBackend):
         self, source: str | list[types.InlinedRequest], model: str, count: int, *, intent_id: str
     ) -> RemoteBatch:
         config: types.CreateBatchJobConfigDict = {"display_name": display_name(intent_id, count)}
+        if self.webhook_url is not None:
+            config["webhook_config"] = {"uris": [self.webhook_url]}
 
         async def create() -> types.BatchJob:
             if isinstance(source, str):
@@ -312,22 +333,7 @@ class GeminiBatchBackend(SdkBatchBackend):
             handle(line)
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
-        """A cancelled or expired job leaves the requests it never ran unanswered; a failed one ran none. A job that
-        succeeded answers every request: a missing one was lost."""
-        if batch.status == "cancelled":
-            return error_line(custom_id, CANCELED_STATUS, "The batch was cancelled.")
-        if batch.status == "expired":
-            return error_line(custom_id, EXPIRED_STATUS, "The batch expired.")
-        if batch.status == "failed":
-            job = batch.handle if isinstance(batch.handle, types.BatchJob) else None
-            error = job.error if job is not None else None
-            # google-genai does not read a failed job's error from the Gemini API (it reads Vertex's): the job's own
-            # words when the SDK has them, else that it failed as a whole.
-            message = (error.message if error is not None else None) or (
-                f"Batch job {batch.id} failed as a whole, before any request ran."
-            )
-            return error_line(custom_id, FAILED_STATUS, message)
-        return None
+        return unanswered_job_line(batch, custom_id)
 
     async def cancel(self, batch_id: str) -> RemoteBatch:
         await self._retrying(lambda: self._client.aio.batches.cancel(name=batch_id))
@@ -356,7 +362,7 @@ class GeminiBatchBackend(SdkBatchBackend):
 
     async def _ended(self, batch: RemoteBatch) -> types.BatchJob:
         known = batch.handle if isinstance(batch.handle, types.BatchJob) else None
-        if known is None or known.dest is None or _PHASES.get(_state(known)) is not Phase.ENDED:
+        if known is None or known.dest is None or JOB_PHASES.get(_state(known)) is not Phase.ENDED:
             known = await self._raw(batch.id)
         return known
 
@@ -374,3 +380,23 @@ def _inline_line(item: types.InlinedResponse) -> ResultLine:
     body = response.model_dump(mode="json", by_alias=True, exclude_none=True) if response is not None else {}
     body.pop("sdkHttpResponse", None)
     return {"key": key, "response": body}
+
+
+def unanswered_job_line(batch: RemoteBatch, custom_id: str) -> ResultLine | None:
+    """The line of a request a job (on the Gemini API or Vertex AI) never answered: a cancelled or expired job leaves
+    the requests it never ran unanswered; a failed one ran none. A job that succeeded answers every request: a missing
+    one was lost (None)."""
+    if batch.status == "cancelled":
+        return error_line(custom_id, CANCELED_STATUS, "The batch was cancelled.")
+    if batch.status == "expired":
+        return error_line(custom_id, EXPIRED_STATUS, "The batch expired.")
+    if batch.status == "failed":
+        job = batch.handle if isinstance(batch.handle, types.BatchJob) else None
+        error = job.error if job is not None else None
+        # google-genai does not read a failed job's error from the Gemini API (it reads Vertex's): the job's own
+        # words when the SDK has them, else that it failed as a whole.
+        message = (error.message if error is not None else None) or (
+            f"Batch job {batch.id} failed as a whole, before any request ran."
+        )
+        return error_line(custom_id, FAILED_STATUS, message)
+    return None

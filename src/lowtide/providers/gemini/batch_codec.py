@@ -141,7 +141,7 @@ class GeminiBatchCodec(EnvelopeCodec, id_field="key", body_field="request", plai
                     kind=InvalidRequestError,
                 ), None
             ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
-            answer, stored = answer_and_json(body, mode=BatchProcessingMode.BATCH, ids=ids)
+            answer, stored = answer_and_json(body, mode=BatchProcessingMode.BATCH, ids=ids, provider=self.name)
             return answer, stored
         return unreadable_outcome(line, batch_id, custom_id, _NEITHER)
 

@@ -90,9 +90,11 @@ class ModelDirectory:
     """What one Gemini endpoint, asked with one key, said of models and counted of requests: kept for the life of
     the process, one question per model (or request) however many calls ask at once."""
 
-    def __init__(self, endpoint: str | None) -> None:
+    def __init__(self, endpoint: str | None, api: str = "the Gemini API") -> None:
         self.endpoint = endpoint
         """The base URL, for messages (None: an injected client's, which lowtide does not read)."""
+        self.api = api
+        """What messages call the API."""
         self.reachable = True
         self.models: AskedOnce[str, _Known] = AskedOnce()
         self.counts: AskedOnce[str, int | None] = AskedOnce()
@@ -144,7 +146,8 @@ class ModelDirectory:
         if self._names is None:
             try:
                 pager = await client.aio.models.list(config={"page_size": 1000, "http_options": _QUICK})
-                self._names = sorted([(model.name or "").removeprefix("models/") async for model in pager])
+                # `models/<id>` from the Gemini API, `publishers/google/models/<id>` from Vertex AI.
+                self._names = sorted([(model.name or "").rpartition("models/")[2] async for model in pager])
             except (errors.APIError, httpx2.TransportError):
                 return []
         return self._names
@@ -168,9 +171,9 @@ def directory_for(owned: OwnedClient) -> ModelDirectory:
     if owned.endpoint is None:
         directory = _INJECTED.get(owned.client)
         if directory is None:
-            directory = _INJECTED[owned.client] = ModelDirectory(None)
+            directory = _INJECTED[owned.client] = ModelDirectory(None, owned.api)
         return directory
-    return _SHARED.setdefault(owned.scope, ModelDirectory(owned.endpoint))
+    return _SHARED.setdefault(owned.scope, ModelDirectory(owned.endpoint, owned.api))
 
 
 def forget_models() -> None:
@@ -289,5 +292,5 @@ def _counted(request: ActorRequest, encoded: Encoded) -> list[types.ContentDict]
 
 async def _no_such_model(client: genai.Client, directory: ModelDirectory, model: str) -> ConfigurationError:
     at = f" at {directory.endpoint}" if directory.endpoint is not None else ""
-    where = f"the Gemini API{at} has no model {model!r}"
+    where = f"{directory.api}{at} has no model {model!r}"
     return did_you_mean(model.removeprefix("models/"), await directory.names(client), where=where)

@@ -37,6 +37,8 @@ class OwnedClient:
     client: itself)."""
     endpoint: str | None = None
     """The base URL the client calls, for messages (None: an injected client's, which lowtide does not read)."""
+    api: str = "the Gemini API"
+    """What messages call the API the client reaches (Vertex AI's provider names its own)."""
 
 
 def build_client(options: ProviderOptions) -> OwnedClient:

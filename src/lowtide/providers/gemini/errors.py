@@ -7,6 +7,7 @@ the `RateLimitError`'s `retry_after`, which pauses the actor's quota scope.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -57,17 +58,12 @@ def _status_error(exc: errors.APIError) -> StatusError:
     )
 
 
-def _url_of(exc: httpx2.TransportError) -> str:
-    return str(exc.request.url)
-
-
 SDK_ERRORS = SdkErrors(
     client="google-genai",
     api="Gemini API",
     status=errors.APIError,
     read_status=_status_error,
     connection=httpx2.TransportError,
-    url_of=_url_of,
     base=errors.APIError,
     timeout=httpx2.TimeoutException,
 )
@@ -75,7 +71,13 @@ SDK_ERRORS = SdkErrors(
 status name (`RESOURCE_EXHAUSTED`, `INVALID_ARGUMENT`, ...); a failed connection is the httpx2 client's own."""
 
 
-def translate_errors() -> AbstractContextManager[None]:
+_BY_API: dict[str, SdkErrors[errors.APIError, httpx2.TransportError]] = {SDK_ERRORS.api: SDK_ERRORS}
+
+
+def translate_errors(api: str = SDK_ERRORS.api) -> AbstractContextManager[None]:
     """Re-raise every SDK exception as the matching `ActorError`, keeping status code, Google's status name and the
-    wait a 429 asked for."""
-    return translating(SDK_ERRORS)
+    wait a 429 asked for; `api` names the API in messages (the same SDK reaches Vertex AI)."""
+    known = _BY_API.get(api)
+    if known is None:
+        known = _BY_API[api] = dataclasses.replace(SDK_ERRORS, api=api)
+    return translating(known)

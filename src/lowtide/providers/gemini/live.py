@@ -14,7 +14,7 @@ from lowtide import ActorRequest, ActorResponse, APIConnectionError, BatchProces
 from lowtide.providers import InputLimits, parse_response, response_of
 from lowtide.providers.gemini.answers import answer_and_json, blocked_error
 from lowtide.providers.gemini.checks import Checks
-from lowtide.providers.gemini.client import build_client
+from lowtide.providers.gemini.client import OwnedClient, build_client
 from lowtide.providers.gemini.errors import translate_errors
 from lowtide.providers.gemini.options import GEN_AI_PROVIDER_NAME
 from lowtide.providers.gemini.requests import Encoded, encode_request
@@ -47,13 +47,19 @@ class GeminiProvider(Provider):
     name: ClassVar[str] = "gemini"
     gen_ai_provider_name: ClassVar[str | None] = GEN_AI_PROVIDER_NAME
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
+    api: ClassVar[str] = "Gemini API"
+    """The API's name in error messages."""
 
     def __init__(self, options: ProviderOptions) -> None:
-        self._owned = owned = build_client(options)
+        self._owned = owned = self._build_client(options)
         self._checks = Checks(owned)
         self._client = owned.client
         self._http = owned.http
         self._scope = owned.scope
+
+    def _build_client(self, options: ProviderOptions) -> OwnedClient:
+        """The SDK client its calls go through (the Gemini API's; Vertex AI's provider builds its own)."""
+        return build_client(options)
 
     def quota_scope(self) -> str:
         return self._scope
@@ -66,12 +72,12 @@ class GeminiProvider(Provider):
 
     async def complete(self, request: ActorRequest) -> ActorResponse[object]:
         encoded = encode_request(request)
-        with translate_errors():
+        with translate_errors(self.api):
             if request.max_tokens <= WHOLE_ANSWER_MAX_TOKENS:
                 body, request_id = await self._answer_whole(encoded)
             else:
                 body, request_id = await self._answer_streamed(encoded)
-        return _response(request, body, request_id)
+        return _response(request, body, request_id, self.name)
 
     async def stream(self, request: ActorRequest) -> AsyncIterator[StreamEvent]:
         """The answer through `generate_content_stream`: each chunk's text, thoughts and function calls as they come,
@@ -80,14 +86,14 @@ class GeminiProvider(Provider):
         chunks: list[dict[str, object]] = []
         pieces = StreamPieces()
         request_id: str | None = None
-        with translate_errors():
+        with translate_errors(self.api):
             async for chunk, chunk_id in self._chunks(encoded):
                 request_id = request_id or chunk_id
                 chunks.append(chunk)
                 for piece in pieces.add(chunk):
                     yield piece
-            body = _finished(chunks, request_id)
-        yield _response(request, body, request_id)
+            body = _finished(chunks, request_id, self.api)
+        yield _response(request, body, request_id, self.name)
 
     async def _answer_whole(self, encoded: Encoded) -> tuple[dict[str, object], str | None]:
         models = cast("_Models", self._client.aio.models)
@@ -100,7 +106,7 @@ class GeminiProvider(Provider):
         async for chunk, chunk_id in self._chunks(encoded):
             request_id = request_id or chunk_id
             chunks.append(chunk)
-        return _finished(chunks, request_id), request_id
+        return _finished(chunks, request_id, self.api), request_id
 
     async def _chunks(self, encoded: Encoded) -> AsyncIterator[tuple[dict[str, object], str | None]]:
         """The stream's chunks as the API's JSON, each with the request id its headers gave."""
@@ -116,25 +122,27 @@ class GeminiProvider(Provider):
             await self._http.aclose()
 
 
-def _finished(chunks: list[dict[str, object]], request_id: str | None) -> dict[str, object]:
+def _finished(chunks: list[dict[str, object]], request_id: str | None, api: str) -> dict[str, object]:
     """The chunks of a stream as one body; `APIConnectionError` when they stopped before the answer finished."""
     body = merged(chunks)
     if not finished(body):
         # The connection closed between chunks, cleanly: the answer is cut short, as if it had broken.
         raise APIConnectionError(
-            f"The Gemini API's stream ended after {len(chunks)} chunk(s), before its answer was finished.",
+            f"The {api}'s stream ended after {len(chunks)} chunk(s), before its answer was finished.",
             request_id=request_id,
         )
     return body
 
 
-def _response(request: ActorRequest, body: dict[str, object], request_id: str | None) -> ActorResponse[object]:
+def _response(
+    request: ActorRequest, body: dict[str, object], request_id: str | None, provider: str
+) -> ActorResponse[object]:
     body.setdefault("modelVersion", request.model)
     error = blocked_error(body, request_id=request_id)
     if error is not None:
         raise error
     ids = {"batch_id": None, "custom_id": request.custom_id, "request_id": request_id}
-    held, _ = answer_and_json(body, mode=BatchProcessingMode.LIVE, ids=ids)
+    held, _ = answer_and_json(body, mode=BatchProcessingMode.LIVE, ids=ids, provider=provider)
     response = response_of(held)
     model = request.response_model
     return response if model is None else parse_response(response, model)

@@ -33,6 +33,12 @@ class GeminiOptions(BaseModel):
     """Batch mode, given for the actor: the most bytes of requests (as JSONL) a batch sends inline; a larger batch is
     uploaded as a file through the Files API. 0 uploads every batch; by default 16 MiB (the API takes about 20 MB
     inline). Ignored in live mode."""
+    batch_webhook_url: str | None = Field(default=None, pattern=r"^https?://")
+    """Batch mode: the URL each job calls when it ends (`webhook_config.uris` on the create: a per-job webhook, signed
+    with an RS256 JWT for this URL), where `lowtide webhooks` or `lowtide serve --webhooks` for this actor listens."""
+    webhook_jwks_url: str | None = Field(default=None, pattern=r"^https?://")
+    """The JWKS the per-job webhooks' tokens are verified with, by default `$GEMINI_WEBHOOK_JWKS_URL`: Google's, or an
+    emulator's `/_emulator/jwks/gemini`."""
 
 
 _PREFIX = f"provider_options.{PROVIDER_NAME}"

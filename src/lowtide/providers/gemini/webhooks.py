@@ -3,8 +3,8 @@ project's static endpoint (made with the WebhookService API), verified as Google
 HMAC-SHA256 with the endpoint's signing secret from `$GEMINI_WEBHOOK_SECRET` (`whsec_...`, shown once when the
 endpoint is made), the `webhook-id` the event's id on every delivery of it; read into the neutral `BatchEvent`.
 
-Per-job (dynamic) webhooks, signed with RS256 JWTs against Google's JWKS, are not received yet: such a delivery is
-refused as unsigned or wrongly signed, and the slow poll collects its job."""
+Per-job webhooks (a job created with `webhook_config`: `provider_options.gemini.batch_webhook_url`) carry an RS256 JWT
+as their `webhook-signature` instead, verified against a JWKS (`job_webhooks.JobTokens`); the event read is the same."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import orjson
 
 from lowtide.core.json_types import json_object
 from lowtide.errors import ConfigurationError
+from lowtide.providers.gemini.job_webhooks import JobTokens, is_token
 from lowtide.webhooks.events import BatchEvent, WebhookRefused
 from lowtide.webhooks.signing import check_secret, verify_signed
 
@@ -30,31 +31,49 @@ _JOB_PREFIX = "batches/"
 
 
 class GeminiWebhooks:
-    """The verifier of one Gemini static webhook endpoint's deliveries (`webhook_verifier`)."""
+    """The verifier of a Gemini receiver's deliveries (`webhook_verifier`): a project endpoint's, signed with its secret
+    (`$GEMINI_WEBHOOK_SECRET`), and the per-job ones of `jobs`, when its actor's jobs name a URL of their own."""
 
-    def __init__(self, secret: str | None = None) -> None:
+    def __init__(self, secret: str | None = None, *, jobs: JobTokens | None = None) -> None:
         secret = secret if secret is not None else os.environ.get(WEBHOOK_SECRET_ENV)
-        if not secret:
+        if not secret and jobs is None:
             raise ConfigurationError(
                 f"No Gemini webhook secret: set the {WEBHOOK_SECRET_ENV} environment variable to the endpoint's "
                 "signing secret (whsec_..., answered once by the WebhookService API when the endpoint is made: "
-                "`client.webhooks.create(...).new_signing_secret`).",
+                "`client.webhooks.create(...).new_signing_secret`), or give the actor's jobs a webhook of their own "
+                "(provider_options.gemini.batch_webhook_url, with the JWKS its tokens are verified with).",
                 field="webhooks",
             )
-        try:
-            check_secret(secret)
-        except ValueError:
-            raise ConfigurationError(
-                f"${WEBHOOK_SECRET_ENV} is not a Gemini webhook secret: it is `whsec_` and base64.", field="webhooks"
-            ) from None
-        self._secret = secret
+        if secret:
+            try:
+                check_secret(secret)
+            except ValueError:
+                raise ConfigurationError(
+                    f"${WEBHOOK_SECRET_ENV} is not a Gemini webhook secret: it is `whsec_` and base64.",
+                    field="webhooks",
+                ) from None
+        self._secret = secret or None
+        self._jobs = jobs
 
     @property
     def names(self) -> str:
-        return f"${WEBHOOK_SECRET_ENV}"
+        said = [f"${WEBHOOK_SECRET_ENV}"] if self._secret else []
+        if self._jobs is not None:
+            said.append(f"per-job tokens for {self._jobs.audience} (JWKS {self._jobs.jwks_url})")
+        return ", ".join(said)
 
     def verify(self, body: bytes, headers: Mapping[str, str], *, tolerance: float) -> BatchEvent | None:
-        event_id = verify_signed(body, headers, self._secret, tolerance=tolerance)
+        signature = headers.get("webhook-signature", "")
+        if signature and is_token(signature):
+            if self._jobs is None:
+                raise WebhookRefused(401, "a per-job webhook's token, and no per-job webhook is configured here "
+                                          "(provider_options.gemini.batch_webhook_url)")  # fmt: skip
+            event_id = self._jobs.verify(signature, headers, tolerance=tolerance)
+        elif self._secret is None:
+            raise WebhookRefused(401, f"a project endpoint's webhook-signature, and ${WEBHOOK_SECRET_ENV} is not set "
+                                      "here")  # fmt: skip
+        else:
+            event_id = verify_signed(body, headers, self._secret, tolerance=tolerance)
         try:
             event = json_object(orjson.loads(body))
             data = json_object(event.get("data"))

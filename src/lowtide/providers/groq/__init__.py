@@ -9,10 +9,10 @@ SDK.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from lowtide.providers.groq.dialect import GROQ
+from lowtide.providers.lazy import lender
 from lowtide.providers.openai_compatible.dialect import register_dialect
 
 if TYPE_CHECKING:
@@ -23,15 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["GroqBatchProvider", "GroqOptions", "GroqProvider", "register"]
 
-_MODULES = {"GroqProvider": "live", "GroqBatchProvider": "batch", "GroqOptions": "dialect"}
+
+__getattr__ = lender(__name__, {"GroqProvider": "live", "GroqBatchProvider": "batch", "GroqOptions": "dialect"})
 
 
 def register(registry: ProviderRegistry) -> None:
     register_dialect(registry, GROQ, live=f"{__name__}.live:GroqProvider", batch=f"{__name__}.batch:GroqBatchProvider")
-
-
-def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

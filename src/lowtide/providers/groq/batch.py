@@ -18,8 +18,6 @@ __all__ = ["GroqBatchProvider"]
 class GroqBatchProvider(ChatBatchProvider[AsyncGroq]):
     """Groq's Batch API: half the price of live calls, results within the completion window."""
 
-    name = GROQ.name
-    gen_ai_provider_name = GROQ.gen_ai_provider_name
     codec = ChatBatchCodec(GROQ)
     dialect = GROQ
     sdk = GROQ_SDK

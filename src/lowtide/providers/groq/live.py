@@ -14,7 +14,5 @@ __all__ = ["GroqProvider"]
 class GroqProvider(ChatProvider[AsyncGroq]):
     """Groq's live Chat Completions through the async SDK client."""
 
-    name = GROQ.name
-    gen_ai_provider_name = GROQ.gen_ai_provider_name
     dialect = GROQ
     sdk = GROQ_SDK

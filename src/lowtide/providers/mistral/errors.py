@@ -58,17 +58,12 @@ def _status_error(exc: errors.MistralError) -> StatusError:
     )
 
 
-def _url_of(exc: httpx2.TransportError) -> str:
-    return str(exc.request.url)
-
-
 SDK_ERRORS = SdkErrors(
     client="mistralai",
     api="Mistral API",
     status=errors.MistralError,
     read_status=_status_error,
     connection=httpx2.TransportError,
-    url_of=_url_of,
     base=errors.MistralError,
     timeout=httpx2.TimeoutException,
     broken=(errors.NoResponseError,),

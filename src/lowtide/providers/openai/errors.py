@@ -37,17 +37,12 @@ def _first(*waits: float | None) -> float | None:
     return next((wait for wait in waits if wait is not None), None)
 
 
-def _url_of(exc: openai.APIConnectionError) -> str:
-    return str(exc.request.url)
-
-
 SDK_ERRORS = SdkErrors(
     client="OpenAI",
     api="OpenAI API",
     status=openai.APIStatusError,
     read_status=_status_error,
     connection=openai.APIConnectionError,
-    url_of=_url_of,
     base=openai.OpenAIError,
     timeout=openai.APITimeoutError,
     broken=(httpx2.TransportError,),

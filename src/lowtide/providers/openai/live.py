@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import aclosing
 from typing import ClassVar
 
 import openai
@@ -108,26 +109,33 @@ class OpenAIProvider(Provider):
                     raw = await self._client.responses.with_raw_response.create(
                         **named, stream=True, extra_body=extra or None
                     )
-                    pieces = response_pieces(raw.parse())
+                    events = raw.parse()
+                    pieces = response_pieces(events)
                 else:
                     body = {**encoded.body, **INCLUDE_USAGE}
                     named, extra = split_for_sdk(body, self._client.chat.completions.create)
                     raw = await self._client.chat.completions.with_raw_response.create(
                         **named, stream=True, extra_body=extra or None
                     )
-                    pieces = chat_pieces(raw.parse())
+                    events = raw.parse()
+                    pieces = chat_pieces(events)
             except openai.APIStatusError as exc:
                 self._tell(exc.response.headers)
                 raise
             self._tell(raw.headers)
-            async for piece in pieces:
-                if isinstance(piece, TextDelta | ToolCallDelta | ThinkingDelta):
-                    for handed in cutter.pieces(piece):
-                        yield handed
-                else:
-                    for handed in cutter.flush():
-                        yield handed
-                    yield self._response(request, piece, raw.headers.get("x-request-id"), stops=stops)
+            # Closed here, on this loop, however the stream ends: the Responses pieces stop at `response.completed`
+            # with the SDK's stream still open, and a consumer may stop early; left to the garbage collector, their
+            # generators' closing was scheduled on a loop that might never run it again ("Task was destroyed but it
+            # is pending", or "Event loop is closed" once it had ended).
+            async with events, aclosing(pieces):
+                async for piece in pieces:
+                    if isinstance(piece, TextDelta | ToolCallDelta | ThinkingDelta):
+                        for handed in cutter.pieces(piece):
+                            yield handed
+                    else:
+                        for handed in cutter.flush():
+                            yield handed
+                        yield self._response(request, piece, raw.headers.get("x-request-id"), stops=stops)
 
     def _response(
         self,

@@ -4,7 +4,7 @@ argument and reasoning-summary deltas, the finished `Response` in the last), and
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -19,7 +19,7 @@ __all__ = ["chat_pieces", "response_pieces"]
 Piece = TextDelta | ToolCallDelta | ThinkingDelta
 
 
-async def response_pieces(events: AsyncIterator[ResponseStreamEvent]) -> AsyncIterator[Piece | Response]:
+async def response_pieces(events: AsyncIterator[ResponseStreamEvent]) -> AsyncGenerator[Piece | Response, None]:
     """The pieces of a Responses stream as they come, then the finished `Response` (completed, incomplete or
     failed: `to_response` reads which); `APIConnectionError` when the stream ends without one."""
     async for event in events:
@@ -46,7 +46,7 @@ async def response_pieces(events: AsyncIterator[ResponseStreamEvent]) -> AsyncIt
 
 async def chat_pieces(
     chunks: AsyncIterator[ChatCompletionChunk],
-) -> AsyncIterator[TextDelta | ToolCallDelta | ChatCompletion]:
+) -> AsyncGenerator[TextDelta | ToolCallDelta | ChatCompletion, None]:
     """The pieces of a Chat Completions stream as they come, then the `ChatCompletion` they make;
     `APIConnectionError` when the stream ends before a chunk said why the answer finished."""
     joined = ChatChunks()

@@ -9,17 +9,18 @@ batch per model, outside the ledger: no key, nothing recorded, and calling it tw
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from lowtide import ActorRequest, BatchProcessingMode, Provider, ProviderOptions
+from lowtide import ActorRequest, BatchProcessingMode, ProviderOptions
 from lowtide.providers import BatchBackend, InputLimits, OneBatchCalls, ResultLine, Settled
 from lowtide.providers.openai.batch_codec import OpenAIBatchCodec
 from lowtide.providers.openai_compatible.chat import CHAT_URL, chat_line_outcome, encode_request
 from lowtide.providers.openai_compatible.checks import input_limits, preflight
 from lowtide.providers.openai_compatible.dialect import Dialect
-from lowtide.providers.openai_compatible.sdk import C, Sdk, build_client, check_model
+from lowtide.providers.openai_compatible.provider_base import DialectProvider
+from lowtide.providers.openai_compatible.sdk import C, build_client, check_model
 
 __all__ = ["ChatBatchCodec", "ChatBatchProvider"]
 
@@ -45,13 +46,11 @@ class ChatBatchCodec(OpenAIBatchCodec):
         return chat_line_outcome(line, dialect=self.dialect, batch_id=batch_id, request_id=request_id)
 
 
-class ChatBatchProvider(OneBatchCalls[BatchBackend], Provider, Generic[C]):
+class ChatBatchProvider(OneBatchCalls[BatchBackend], DialectProvider[C]):
     """A Batch API of OpenAI's shape: half the price of live calls, results within the completion window. A
     dialect's batch provider names its `dialect`, `sdk` and `codec`, and builds its backend (`make_backend`)."""
 
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.BATCH
-    dialect: Dialect[BaseModel]
-    sdk: Sdk[C]
 
     def __init__(self, options: ProviderOptions) -> None:
         client, owns_client = build_client(options, self.dialect, self.sdk)

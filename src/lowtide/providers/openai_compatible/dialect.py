@@ -132,11 +132,13 @@ def check_stop_sequences(sequences: list[str], *, who: str, most: int) -> None:
             )
 
 
-def register_dialect(registry: ProviderRegistry, dialect: Dialect[BaseModel], *, live: str, batch: str) -> None:
+def register_dialect(registry: ProviderRegistry, dialect: Dialect[BaseModel], *, live: str, batch: str | None) -> None:
     """Register a dialect's parameter check, prices and provider classes (`live` and `batch`: `module:Class`, imported
-    when first used): all a plugin's `register(registry)` does for an OpenAI-compatible API."""
+    when first used; `batch` None for an API served live only): all a plugin's `register(registry)` does for an
+    OpenAI-compatible API."""
     registry.register_parameters(dialect.name, dialect.check_parameters)
     registry.register_pricing(dialect.name, dialect.usage)
     for mode, where in ((BatchProcessingMode.LIVE, live), (BatchProcessingMode.BATCH, batch)):
-        module, _, attribute = where.partition(":")
-        registry.register(dialect.name, mode, LazyProvider(module, attribute))
+        if where is not None:
+            module, _, attribute = where.partition(":")
+            registry.register(dialect.name, mode, LazyProvider(module, attribute))

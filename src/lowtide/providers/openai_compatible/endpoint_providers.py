@@ -159,7 +159,6 @@ class EndpointBatchBackend(OpenAIBatchBackend):
 class EndpointProvider(ChatProvider[AsyncOpenAI]):
     """The endpoint's live Chat Completions through the openai SDK."""
 
-    name = ENDPOINT.name
     dialect = ENDPOINT
 
     def __init__(self, options: ProviderOptions) -> None:
@@ -172,7 +171,6 @@ class EndpointProvider(ChatProvider[AsyncOpenAI]):
 class EndpointBatchProvider(ChatBatchProvider[AsyncOpenAI]):
     """The endpoint's Batch API through the openai SDK, at its configured batch prices."""
 
-    name = ENDPOINT.name
     dialect = ENDPOINT
 
     def __init__(self, options: ProviderOptions) -> None:

@@ -4,30 +4,28 @@ SDK (`stream`: streamed); a dialect's live provider is this class naming its `Di
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable
-from typing import ClassVar, Generic, cast
+from typing import ClassVar, cast
 
 from pydantic import BaseModel
 
-from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, Provider, ProviderOptions
+from lowtide import ActorRequest, ActorResponse, BatchProcessingMode, ProviderOptions
 from lowtide.errors import APIConnectionError
 from lowtide.messages.structured import parse_response
 from lowtide.providers import InputLimits, credential_of, split_for_sdk
 from lowtide.providers.chat_stream import INCLUDE_USAGE, ChatChunks
 from lowtide.providers.openai_compatible.chat import chat_response, encode_request
 from lowtide.providers.openai_compatible.checks import input_limits, preflight
-from lowtide.providers.openai_compatible.dialect import Dialect
-from lowtide.providers.openai_compatible.sdk import C, Sdk, build_client, check_model
+from lowtide.providers.openai_compatible.provider_base import DialectProvider
+from lowtide.providers.openai_compatible.sdk import C, build_client, check_model
 from lowtide.streaming import StreamEvent
 
 __all__ = ["ChatProvider"]
 
 
-class ChatProvider(Provider, Generic[C]):
+class ChatProvider(DialectProvider[C]):
     """A live Chat Completions API through its async SDK client."""
 
     mode: ClassVar[BatchProcessingMode] = BatchProcessingMode.LIVE
-    dialect: Dialect[BaseModel]
-    sdk: Sdk[C]
 
     def __init__(self, options: ProviderOptions) -> None:
         self._client, self._owns_client = build_client(options, self.dialect, self.sdk)

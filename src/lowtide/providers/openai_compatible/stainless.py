@@ -26,11 +26,6 @@ class _StatusLike(Protocol):
     def response(self) -> httpx.Response: ...
 
 
-class _ConnectionLike(Protocol):
-    @property
-    def request(self) -> httpx.Request: ...
-
-
 def _read_status(exc: _StatusLike) -> StatusError:
     body = json_object(exc.body)
     fields = json_object(body.get("error", body))
@@ -46,10 +41,6 @@ def _read_status(exc: _StatusLike) -> StatusError:
     )
 
 
-def _url_of(exc: _ConnectionLike) -> str:
-    return str(exc.request.url)
-
-
 def stainless_errors(
     *, client: str, api: str, status: type[Any], connection: type[Any], base: type[Any], timeout: type[Any]
 ) -> SdkErrors[Any, Any]:
@@ -60,7 +51,6 @@ def stainless_errors(
         status=status,
         read_status=_read_status,
         connection=connection,
-        url_of=_url_of,
         base=base,
         timeout=timeout,
         broken=(httpx.TransportError,),

@@ -30,7 +30,5 @@ read once per endpoint and key in a process, a name it does not list refused wit
 class OpenRouterProvider(ChatProvider[AsyncOpenAI]):
     """OpenRouter's live Chat Completions through the async `openai` client at its base URL."""
 
-    name = OPENROUTER.name
-    gen_ai_provider_name = OPENROUTER.gen_ai_provider_name
     dialect = OPENROUTER
     sdk = OPENROUTER_SDK

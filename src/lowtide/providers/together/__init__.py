@@ -4,9 +4,9 @@ together SDK, v3), a dialect of the OpenAI-compatible base (`dialect.TOGETHER`),
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from lowtide.providers.lazy import lender
 from lowtide.providers.openai_compatible.dialect import register_dialect
 from lowtide.providers.together.dialect import TOGETHER
 
@@ -18,17 +18,13 @@ if TYPE_CHECKING:
 
 __all__ = ["TogetherBatchProvider", "TogetherOptions", "TogetherProvider", "register"]
 
-_MODULES = {"TogetherProvider": "live", "TogetherBatchProvider": "batch", "TogetherOptions": "dialect"}
+
+__getattr__ = lender(
+    __name__, {"TogetherProvider": "live", "TogetherBatchProvider": "batch", "TogetherOptions": "dialect"}
+)
 
 
 def register(registry: ProviderRegistry) -> None:
     register_dialect(
         registry, TOGETHER, live=f"{__name__}.live:TogetherProvider", batch=f"{__name__}.batch:TogetherBatchProvider"
     )
-
-
-def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -18,7 +18,6 @@ __all__ = ["TogetherBatchProvider"]
 class TogetherBatchProvider(ChatBatchProvider[AsyncTogether]):
     """Together's Batch API: half the price of live calls, results within 24 hours."""
 
-    name = TOGETHER.name
     codec = TogetherBatchBackend.codec
     dialect = TOGETHER
     sdk = TOGETHER_SDK

@@ -14,6 +14,5 @@ __all__ = ["TogetherProvider"]
 class TogetherProvider(ChatProvider[AsyncTogether]):
     """Together's live Chat Completions through the async SDK client."""
 
-    name = TOGETHER.name
     dialect = TOGETHER
     sdk = TOGETHER_SDK

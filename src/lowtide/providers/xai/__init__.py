@@ -5,9 +5,9 @@ no SDK (the classes load when first used)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from lowtide.providers.lazy import lender
 from lowtide.providers.openai_compatible.dialect import register_dialect
 from lowtide.providers.xai.dialect import XAI
 
@@ -19,15 +19,9 @@ if TYPE_CHECKING:
 
 __all__ = ["XaiBatchProvider", "XaiOptions", "XaiProvider", "register"]
 
-_MODULES = {"XaiProvider": "live", "XaiBatchProvider": "batch", "XaiOptions": "dialect"}
+
+__getattr__ = lender(__name__, {"XaiProvider": "live", "XaiBatchProvider": "batch", "XaiOptions": "dialect"})
 
 
 def register(registry: ProviderRegistry) -> None:
     register_dialect(registry, XAI, live=f"{__name__}.live:XaiProvider", batch=f"{__name__}.batch:XaiBatchProvider")
-
-
-def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

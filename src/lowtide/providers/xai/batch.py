@@ -18,8 +18,6 @@ __all__ = ["XaiBatchProvider"]
 class XaiBatchProvider(ChatBatchProvider[AsyncOpenAI]):
     """xAI's Batch API: half the price of live calls, results typically within 24 hours."""
 
-    name = XAI.name
-    gen_ai_provider_name = XAI.gen_ai_provider_name
     codec = XaiBatchBackend.codec
     dialect = XAI
     sdk = XAI_SDK

@@ -14,7 +14,5 @@ __all__ = ["XaiProvider"]
 class XaiProvider(ChatProvider[AsyncOpenAI]):
     """xAI's live Chat Completions through the async `openai` client at xAI's base URL."""
 
-    name = XAI.name
-    gen_ai_provider_name = XAI.gen_ai_provider_name
     dialect = XAI
     sdk = XAI_SDK

@@ -1,0 +1,48 @@
+Feature: Gemini's per-job webhooks, signed with RS256 tokens, wake a job's caller through `lowtide webhooks`
+  As a developer whose Gemini jobs name the URL they call when they end (`webhook_config` on the create)
+  I want the job's webhook, whose signature is an RS256 JWT, verified against a JWKS whose address I give
+  So that a turn ends when its job does, and no forged, expired or misdirected token changes anything
+
+  # Over sockets: the emulator in a thread (its Gemini jobs end 0.5 s after their create) sends each job's end to the
+  # URL the job was created with, its `webhook-signature` a token of the emulator's own RSA key, whose JWKS it serves
+  # at /_emulator/jwks/gemini (the address given in GEMINI_WEBHOOK_JWKS_URL, in place of Google's). `lowtide webhooks`
+  # runs in a process of its own for an actor whose jobs name it (provider_options.gemini.batch_webhook_url), with no
+  # project secret set; the actor of this process waiting on the job checks its status an hour apart.
+
+  Background:
+    Given the emulator on a socket, its Gemini jobs taking 0.5 seconds, its JWKS in GEMINI_WEBHOOK_JWKS_URL
+    And `lowtide webhooks` running for a Gemini actor whose jobs call it when they end
+
+  Scenario: A job created with its own webhook calls `lowtide webhooks` when it ends, and its caller is answered at once
+    When a Gemini actor whose jobs call `lowtide webhooks`, its status checks an hour apart, is asked "When is high tide?"
+    Then it is answered, having asked the job's status 1 time
+    And the job was created with `lowtide webhooks` as its own webhook
+    And the emulator counts 1 Gemini webhook sent
+    And the ledger holds the Gemini webhook for the job
+
+  Scenario Outline: A forged, expired or misdirected token is refused, and the ledger holds nothing of it
+    Given a Gemini job of the actor, left running with nobody waiting on it
+    When <who> posts a "batch.succeeded" event for the job to `lowtide webhooks` with <token>
+    Then `lowtide webhooks` answered <status> "<reason>"
+    And the ledger holds no Gemini webhook for the job
+
+    Examples:
+      | who      | token                                              | status | reason                       |
+      | a forger | a token of its own key                             | 401    | not one of the JWKS's        |
+      | a forger | a token of its own key under the emulator's key id | 401    | does not verify              |
+      | a forger | an HS256 token keyed with the JWKS's public key    | 401    | does not verify              |
+      | Gemini   | a token that expired                               | 401    | the token expired            |
+      | Gemini   | a token for another URL                            | 401    | another audience             |
+      | Gemini   | a project endpoint's HMAC signature                | 401    | GEMINI_WEBHOOK_SECRET is not |
+
+  Scenario: The job's own token, right, is taken once; the same delivery replayed is refused
+    Given a Gemini job of the actor, left running with nobody waiting on it
+    When Gemini posts a "batch.succeeded" event for the job to `lowtide webhooks` with the token the job's URL gets
+    Then `lowtide webhooks` answered 200 "collecting"
+    When the same delivery is posted again
+    Then `lowtide webhooks` answered 400 "replayed"
+    And the ledger holds the Gemini webhook for the job
+
+  Scenario: An actor whose jobs name a webhook, with no JWKS to verify its tokens, is refused before it listens
+    When `lowtide webhooks` is started for such an actor without GEMINI_WEBHOOK_JWKS_URL
+    Then it exits saying "GEMINI_WEBHOOK_JWKS_URL" and "the JWKS their tokens are verified with"
