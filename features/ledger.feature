@@ -16,13 +16,13 @@ Feature: The ledger: a durable record of every batch and request
       """
     When the actor is asked "Plan issue 42"
     Then the answer is the emulated reply to "Plan issue 42"
-    And the ledger is a SQLite database in WAL mode, at schema version 16, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
+    And the ledger is a SQLite database in WAL mode, at schema version 17, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
 
   @sqlite
   Scenario: An empty file is migrated to the current schema, and then used
     Given an empty file "team.sqlite3"
     When the ledger "team.sqlite3" is opened
-    Then the ledger "team.sqlite3" is a SQLite database in WAL mode, at schema version 16, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
+    Then the ledger "team.sqlite3" is a SQLite database in WAL mode, at schema version 17, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
     Given an actor "planner" with:
       """
       batch_processing: batch
@@ -44,20 +44,20 @@ Feature: The ledger: a durable record of every batch and request
 
   @sqlite
   Scenario: A ledger written by a newer lowtide is refused, and left as it is
-    Given a SQLite file "newer.sqlite3" at schema version 17
+    Given a SQLite file "newer.sqlite3" at schema version 18
     When the ledger "newer.sqlite3" is opened
-    Then opening it failed with LedgerVersionError: "The ledger has schema version 17, newer than this lowtide understands (16); upgrade lowtide."
-    And the file "newer.sqlite3" is still at schema version 17, with no tables
+    Then opening it failed with LedgerVersionError: "The ledger has schema version 18, newer than this lowtide understands (17); upgrade lowtide."
+    And the file "newer.sqlite3" is still at schema version 18, with no tables
 
   @sqlite
   Scenario: A batch-mode call with a ledger written by a newer lowtide fails before calling the API
-    Given a SQLite file "newer.sqlite3" at schema version 17
+    Given a SQLite file "newer.sqlite3" at schema version 18
     And an actor "planner" with:
       """
       batch_processing: batch
       """
     When the actor, given the ledger "newer.sqlite3", is asked "Plan issue 42"
-    Then opening it failed with LedgerVersionError: "The ledger has schema version 17, newer than this lowtide understands (16); upgrade lowtide."
+    Then opening it failed with LedgerVersionError: "The ledger has schema version 18, newer than this lowtide understands (17); upgrade lowtide."
     And the API received no calls at all
 
   @sqlite
@@ -70,7 +70,7 @@ Feature: The ledger: a durable record of every batch and request
 
     Examples:
       | a file                                 | name          | message                                     |
-      | a SQLite file at schema version 17 named | newer.sqlite3 | newer than this lowtide understands (16)     |
+      | a SQLite file at schema version 18 named | newer.sqlite3 | newer than this lowtide understands (17)     |
       | a text file named                      | notes.txt     | notes.txt                                   |
 
   @sqlite
@@ -202,7 +202,7 @@ Feature: The ledger: a durable record of every batch and request
       model: claude-haiku-4-5
       """
     When the actor, given the ledger "ledger-v2.sqlite3", reads back every stored answer
-    Then the ledger "ledger-v2.sqlite3" is a SQLite database in WAL mode, at schema version 16, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
+    Then the ledger "ledger-v2.sqlite3" is a SQLite database in WAL mode, at schema version 17, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
     And the answers read back are the emulated replies to "old question 0, old question 1, old question 2, old question 3, old question 4, review 0, review 1, review 2, review 3"
     And reading back "old-errored" raised a BatchRequestErrored saying "invalid_request_error: bad request"
     And the ledger "ledger-v2.sqlite3" holds batches in the phases "ended, ended, ended, running"
@@ -212,7 +212,7 @@ Feature: The ledger: a durable record of every batch and request
   Scenario: A ledger written at schema 5 with requests in flight reads as it did, and its work goes on from there
     Given a copy of "ledger-v5.sqlite3", a ledger lowtide wrote at schema version 5
     When the ledger "ledger-v5.sqlite3" is opened by this lowtide
-    Then the ledger "ledger-v5.sqlite3" is a SQLite database in WAL mode, at schema version 16, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
+    Then the ledger "ledger-v5.sqlite3" is a SQLite database in WAL mode, at schema version 17, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
     And it reads every request, batch member, run item and copied row as schema 5's lowtide read them ("ledger-v5.json")
     When it is copied into a new in-memory ledger, and that into the new SQLite file "copy.sqlite3"
     Then both copies read every request, batch member, run item and copied row as it does ("ledger-v5.json")
@@ -248,7 +248,7 @@ Feature: The ledger: a durable record of every batch and request
       model: claude-haiku-4-5
       """
     When the actor, given the ledger "ledger-v4.sqlite3", reads back every stored answer
-    Then the ledger "ledger-v4.sqlite3" is a SQLite database in WAL mode, at schema version 16, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
+    Then the ledger "ledger-v4.sqlite3" is a SQLite database in WAL mode, at schema version 17, with the tables "agent_journal, agent_runs, batches, batch_members, identity, live_quotas, notice_outbox, request_traces, requests, result_totals, results, run_items, runs, spend_audit, spend_caps, spend_entries, webhook_events"
     And the answers read back are the emulated replies to "old question 0, old question 1, old question 2, old question 3, old question 4, review 0, review 1, review 2, review 3"
     And reading back "old-errored" raised a BatchRequestErrored saying "invalid_request_error: bad request"
     And the ledger "ledger-v4.sqlite3" holds batches in the phases "ended, ended, ended, running"

@@ -47,6 +47,14 @@ Feature: Moving a ledger to another store
     Then every copy holds the trace context of each of the 3 calls, as the in-memory ledger stored it
     And every copy keeps each batch's trace context, as the in-memory ledger stored it
 
+  @stores
+  Scenario: Spend by owner travels with every copy: the caps, who owns each request, what it spent, and the audit
+    Given an in-memory ledger in which an actor answered 2 calls in batch mode, and a bulk run of 1 prompts
+    And that ledger holds spend: a cap on team "research", a settled live call, a released one, and a reservation out
+    When it is copied into the scenario's ledger, that into the new SQLite file "spent.sqlite3", and that into a new in-memory ledger
+    Then every copy holds the same caps, spend lines and audit as the in-memory ledger
+    And every copy still refuses $0.03 more for team "research" and admits $0.02
+
   Scenario: A copy into a ledger that holds anything is refused, and nothing is written
     Given an in-memory ledger in which an actor answered 2 calls in batch mode, and a bulk run of 1 prompts
     When it is copied into the new SQLite file "saved.sqlite3", and that file into a new in-memory ledger

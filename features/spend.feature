@@ -179,3 +179,16 @@ Feature: Spend by team and project, and caps that hold across processes and host
     Then its JSON holds one line of team "research" and the cap team "research" month $25
     When the spend report is asked for with `--csv --since 1970-01-01`
     Then its CSV has the header "day,team,project,actor,model,requests,spent_usd,reserved_usd" and a line of the day holding "research,tides,planner,claude-sonnet-5-5,1,0.000069,0.000000"
+
+  Scenario: A bulk run's time limit cancels its batch: the reservations let go and the cancel audited
+    Given an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    And 1 prompts "Review {n}"
+    When the actor maps the prompts with 3 items per batch, 1 batch at a time, and a time limit of 100 seconds
+    Then every item was answered with the emulated reply to its prompt, or failed saying "its batch was canceled" or "passed before it was sent"
+    And the audit holds 1 "cancel" record
+    And the ledger's spend shows nothing reserved

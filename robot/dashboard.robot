@@ -152,6 +152,33 @@ The Agents Page Counts Agent Runs By State And Shows A Run's Timeline
     Should Match Regexp    ${waiting}[6]    ^1\\d?m \\d+s$
     Take Screenshot    agents
 
+The Spend Page Shows Each Cap With What Is Spent, Reserved And Left, And Spend By Team, Project And Day
+    Show Page    spend
+    Wait Until Page Contains    Spend by team and project
+    @{project}=    Texts Of    \#caps-table tbody tr:nth-child(1) td
+    Should Be Equal    ${project}[0]    project
+    Should Be Equal    ${project}[1]    tides
+    Should Be Equal    ${project}[2]    all
+    Should Be Equal    ${project}[3]    $0.0500
+    Should Be Equal    ${project}[4]    $0.0100
+    Should Be Equal    ${project}[5]    $0.0200
+    Should Be Equal    ${project}[6]    $0.0200
+    @{team}=    Texts Of    \#caps-table tbody tr:nth-child(2) td
+    Should Be Equal    ${team}[1]    research
+    Should Be Equal    ${team}[3]    $1.00
+    Should Be Equal    ${team}[6]    $0.9700
+    ${spent}=    Fact Of    \#page-spend    spend-spent
+    Should Be Equal    ${spent}    $0.0100
+    ${reserved}=    Fact Of    \#page-spend    spend-reserved
+    Should Be Equal    ${reserved}    $0.0300
+    @{ops}=    Texts Of    [data-spend-by="team"] tbody tr:nth-child(1) td
+    Should Be Equal    ${ops}    ${{ ["ops", "1", "$0", "$0.0100"] }}
+    @{research}=    Texts Of    [data-spend-by="team"] tbody tr:nth-child(2) td
+    Should Be Equal    ${research}    ${{ ["research", "7", "$0.0100", "$0.0200"] }}
+    ${days}=    Count Of    [data-spend-by="day"] tbody tr
+    Should Be True    ${days} >= 1
+    Take Screenshot    spend
+
 The Page Updates Itself As The Ledger Changes
     Show Page    runs
     Wait Until Text Of Is    ${LIVE} [data-fact="count-waiting"] .value    6

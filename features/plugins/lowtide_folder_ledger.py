@@ -526,6 +526,10 @@ class FolderSpending:
         with self._store.writing() as ledger:
             ledger.spending.cancel_all(batch, keys, at=at, host=host)
 
+    def settle(self, key: str, cost_usd: Decimal) -> None:
+        with self._store.writing() as ledger:
+            ledger.spending.settle(key, cost_usd)
+
     def record_audit(self, record: AuditRecord) -> None:
         with self._store.writing() as ledger:
             ledger.spending.record_audit(record)
@@ -562,10 +566,15 @@ def _state(ledger: MemoryLedger) -> dict[str, Any]:
         "runs": (runs._runs, runs._items),
         "quotas": ledger.quota_store._states,
         "agents": (ledger.agent_journal.runs, ledger.agent_journal.journal),
-        "spend": (ledger.spending._caps, ledger.spending._entries, ledger.spending._released, ledger.spending._audit),
+        "spend": _spend_state(ledger),
         "identity": ledger._identity,
         "unkeyed": ledger._unkeyed,
     }
+
+
+def _spend_state(ledger: MemoryLedger) -> tuple[Any, ...]:
+    spend = ledger.spending
+    return (spend._caps, spend._entries, spend._released, spend._audit, spend._settled)
 
 
 def _restore(ledger: MemoryLedger, state: dict[str, Any]) -> None:
@@ -574,7 +583,9 @@ def _restore(ledger: MemoryLedger, state: dict[str, Any]) -> None:
     ledger.quota_store._states = state["quotas"]
     ledger.agent_journal.runs, ledger.agent_journal.journal = state.get("agents", ({}, {}))
     spend = ledger.spending
-    spend._caps, spend._entries, spend._released, spend._audit = state.get("spend", ({}, {}, set(), []))
+    spend._caps, spend._entries, spend._released, spend._audit, spend._settled = state.get(
+        "spend", ({}, {}, set(), [], {})
+    )
     ledger._identity = state["identity"]
     ledger._unkeyed = state["unkeyed"]
 

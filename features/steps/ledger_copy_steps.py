@@ -282,3 +282,49 @@ def step_source_unchanged(context: Context, name: str, version: int) -> None:
 @then("the scenario's PostgreSQL database still holds its ledger at schema version {version:d}")
 def step_pg_version_kept(context: Context, version: int) -> None:
     assert pg_rows(context.postgres_url, "SELECT version FROM schema_version") == [(version,)]
+
+
+@given('that ledger holds spend: a cap on team "{team}", a settled live call, a released one, and a reservation out')
+def step_spend_held(context: Context, team: str) -> None:
+    from decimal import Decimal
+
+    from lowtide.ledger.spend_records import CapPeriod, CapScope, Owner, SpendCap, SpendEntry
+
+    spending = context.copy_memory.spending
+    spending.set_cap(SpendCap(CapScope.TEAM, team, CapPeriod.ALL, Decimal("0.05")))
+    owner = Owner(team, "tides", (("env", "test"),))
+
+    def entry(key: str, usd: str, at: float) -> SpendEntry:
+        return SpendEntry(key, owner, "mover", "claude-sonnet-5-5", Decimal(usd), at, "host-a")
+
+    for made in (entry("live:settled", "0.02", 1_000.0), entry("live:failed", "0.02", 1_001.0)):
+        assert spending.reserve(made).admitted
+    spending.settle("live:settled", Decimal("0.000138"))
+    spending.release("live:failed", at=1_002.0, host="host-a")
+    assert spending.reserve(entry("out", "0.02", 1_003.0)).admitted  # no request of its key: its worst case out
+
+
+@then("every copy holds the same caps, spend lines and audit as the in-memory ledger")
+def step_spend_copied(context: Context) -> None:
+    first, *copies = context.copy_chain
+    caps, lines, audit = first.spending.caps(), first.spending.spend_lines(), first.spending.audit()
+    assert len(caps) == 1 and len(audit) == 4, (caps, audit)  # noqa: PT018 (one fixture, checked whole)
+    for ledger in copies:
+        spending = ledger.spending
+        assert spending.caps() == caps, (ledger.location, spending.caps())
+        assert spending.spend_lines() == lines, (ledger.location, spending.spend_lines(), lines)
+        assert spending.audit() == audit, (ledger.location, spending.audit(), audit)
+
+
+@then('every copy still refuses ${refused} more for team "{team}" and admits ${admitted}')
+def step_spend_copied_caps(context: Context, refused: str, team: str, admitted: str) -> None:
+    from decimal import Decimal
+
+    from lowtide.ledger.spend_records import Owner, SpendEntry
+
+    for n, ledger in enumerate(context.copy_chain):
+        spending = ledger.spending
+        ask = SpendEntry(f"more-{n}", Owner(team), "mover", "claude-sonnet-5-5", Decimal(refused), 2_000.0, "host-b")
+        assert not spending.reserve(ask).admitted, ledger.location
+        ask = SpendEntry(f"less-{n}", Owner(team), "mover", "claude-sonnet-5-5", Decimal(admitted), 2_000.0, "host-b")
+        assert spending.reserve(ask).admitted, ledger.location

@@ -150,6 +150,26 @@ def build(store: LedgerStore, *, now: float | None = None) -> None:
     _answer(store, "batch-live-1", [_ok(key) for key in live[:4]], at=now - 60 * 60)
     _send(store, "batch-live-2", live[4:], provider="anthropic", at=now - 10 * 60)
     _agent_run(store, first_turn=finished[0], second_turn=live[4], now=now)
+    _spend(store, answered=finished[:4], waiting=live[4:6], other=live[6], now=now)
+
+
+def _spend(store: LedgerStore, *, answered: list[str], waiting: list[str], other: str, now: float) -> None:
+    """Spend by owner: team "research" (project "tides") spent 4 answers' $0.0015 and a live call's $0.0040 and
+    reserves 2 waiting requests' $0.01, under a cap of $1.00 in all and its project's of $0.05; team "ops" reserves
+    one more $0.01, with no cap."""
+    from lowtide.ledger.spend_records import CapPeriod, CapScope, Owner, SpendCap, SpendEntry
+
+    spending = store.spending
+    research, ops = Owner("research", "tides"), Owner("ops")
+    at = now - 60
+    entries = [SpendEntry(key, research, "reviewer", "model-small", Decimal("0.01"), at, "host-a") for key in answered]
+    entries += [SpendEntry(key, research, "reviewer", "model-small", Decimal("0.01"), at, "host-a") for key in waiting]
+    entries.append(SpendEntry(other, ops, "reviewer", "model-small", Decimal("0.01"), at, "host-a"))
+    entries.append(SpendEntry("live:dashboard", research, "chatter", "model-small", Decimal("0.05"), at, "host-a"))
+    assert spending.reserve_all(entries).admitted
+    spending.settle("live:dashboard", Decimal("0.0040"))
+    spending.set_cap(SpendCap(CapScope.TEAM, "research", CapPeriod.ALL, Decimal("1.00")))
+    spending.set_cap(SpendCap(CapScope.PROJECT, "tides", CapPeriod.ALL, Decimal("0.05")))
 
 
 def _agent_run(store: LedgerStore, *, first_turn: str, second_turn: str, now: float) -> None:

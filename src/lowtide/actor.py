@@ -91,6 +91,7 @@ class Actor:
             middleware=middleware,
             classifier=retry_classifier,
             quota_store=self._quota_store,
+            ledger=self._open_ledger,
         )
         self._sync_loop = SyncLoop()
         self._closed = False

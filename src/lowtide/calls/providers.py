@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
 from lowtide.batching.engine.registry import close_engines_of
+from lowtide.calls.live_spend import LedgerOwnedSpend
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
 from lowtide.core.clock import Clock
 from lowtide.cost.budget import within_limits, worst_case_of
@@ -20,6 +21,7 @@ from lowtide.cost.pricing import load_prices_in_background
 from lowtide.errors import ActorClosedError, ConfigurationError
 from lowtide.ledger.kinds import ledger_registry
 from lowtide.ledger.quota_records import QuotaStore
+from lowtide.ledger.store import LedgerStore
 from lowtide.live.caller import LiveCaller, Middleware
 from lowtide.live.events import Observer
 from lowtide.live.retries import Classifier, RetryPolicy, classify
@@ -75,9 +77,12 @@ class ActorProviders:
         observers: Sequence[Observer],
         middleware: Sequence[Middleware],
         quota_store: Callable[[], QuotaStore],
+        ledger: Callable[[], LedgerStore],
         classifier: Classifier | None = None,
     ) -> None:
         self._classifier = classifier or classify
+        self._owned = LedgerOwnedSpend(configuration, ledger, clock, _worst_case)
+        """The live calls' owners charged in the actor's ledger (`calls.live_spend`)."""
         self._configuration = configuration
         self._quota_store = quota_store
         self._stores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, list[QuotaStore]] = (
@@ -263,6 +268,7 @@ class ActorProviders:
                 observers=self._observers,
                 spend=self._cap(configuration),
                 worst_case=lambda request: _worst_case(request, configuration),
+                owned=self._owned,
                 provider=configuration.provider,
                 gen_ai_provider=provider.telemetry_name(),
             )

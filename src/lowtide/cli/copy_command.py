@@ -60,6 +60,8 @@ def copy(source: str, target: str, json_output: bool) -> int:
         said = ", ".join(f"{counts.get(table, 0)} {words}" for table, words in _SAID)
         if counts.get("agent_runs"):  # said only where there are any: most ledgers hold none
             said += f", {counts['agent_runs']} agent run(s)"
+        if counts.get("spend_entries") or counts.get("spend_caps"):  # likewise spend by owner
+            said += f", {counts.get('spend_entries', 0)} spend entr(ies), {counts.get('spend_caps', 0)} cap(s)"
         if counts.get("notice_outbox"):  # `batch.notify`'s notices, delivered or still to send, under their ids
             said += f", {counts['notice_outbox']} notice(s)"
         click.echo(f"Copied {said} from {given.location} to {into.location}.")

@@ -68,6 +68,14 @@ Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API
     help="The key clients must send (x-api-key or Authorization: Bearer), repeatable. Default: $LOWTIDE_SERVE_KEY.",
 )
 @click.option(
+    "--client-key-env",
+    "owned_keys",
+    multiple=True,
+    metavar="VAR:team=T,project=P",
+    help="A client key read from the environment variable VAR (never from the command line), its clients' calls"
+    " charged to team T and project P (and tag.NAME=VALUE tags) in the ledger and held by their caps; repeatable.",
+)
+@click.option(
     "--allow-model",
     "allow_models",
     multiple=True,
@@ -108,7 +116,8 @@ Then point any SDK at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API
     default="batch",
     show_default=True,
     help="batch: every request through a batch and the ledger, a streamed one replayed once its batch has ended;"
-    " live: every request a live call at the live price (not in the ledger), a streamed one relayed piece by piece"
+    " live: every request a live call at the live price (its answer not in the ledger; its spend is, when its key or"
+    " the actor has a team or project), a streamed one relayed piece by piece"
     " as the provider streams it.",
 )
 @ledger_option
@@ -120,6 +129,7 @@ def serve(
     host: str,
     port: int,
     client_keys: tuple[str, ...],
+    owned_keys: tuple[str, ...],
     allow_models: tuple[str, ...],
     max_body_bytes: int | None,
     idempotency_ttl: float,
@@ -148,11 +158,17 @@ def serve(
     from lowtide.errors import ConfigurationError
     from lowtide.http.server import run_app
     from lowtide.serve.app import CLIENT_KEY_ENV, build_app, error_body
+    from lowtide.serve.keys import ClientKey, owned_key
 
-    keys = [key for key in client_keys if key] or [key for key in [os.environ.get(CLIENT_KEY_ENV, "")] if key]
+    owned = [owned_key(spec, os.environ) for spec in owned_keys]
+    plain = [key for key in client_keys if key] or (
+        [] if owned else [key for key in [os.environ.get(CLIENT_KEY_ENV, "")] if key]
+    )
+    keys: list[str | ClientKey] = [*plain, *owned]
     if not keys:
         raise ConfigurationError(
-            f"lowtide serve needs a key for its clients: give --client-key KEY or set {CLIENT_KEY_ENV}.",
+            f"lowtide serve needs a key for its clients: give --client-key KEY, --client-key-env VAR or set"
+            f" {CLIENT_KEY_ENV}.",
             field="client_key",
         )
     if not idempotency_ttl > 0:

@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from lowtide.dashboard.agents import agent_run_page, agents_page
 from lowtide.dashboard.data import DashboardData, Json
+from lowtide.dashboard.spend import spend_page
 
 __all__ = ["COOKIE", "build_app"]
 
@@ -114,6 +115,9 @@ def build_app(data: DashboardData, *, token: str | None, refresh_seconds: float 
         page = agents_page(data.store, data.clock())
         return {**page, "shown": agent_run_page(data.store, wanted, data.clock()) if wanted else None}
 
+    def spend_by_owner(request: Request) -> Json | None:
+        return spend_page(data.store, data.clock())
+
     routes = [
         Route("/", page),
         Route("/static/{name}", static),
@@ -123,6 +127,7 @@ def build_app(data: DashboardData, *, token: str | None, refresh_seconds: float 
         Route("/api/failures", api(failures)),
         Route("/api/request", api(one)),
         Route("/api/agents", api(agent_runs)),
+        Route("/api/spend", api(spend_by_owner)),
     ]
     return Starlette(routes=routes)
 

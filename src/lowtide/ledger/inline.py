@@ -280,5 +280,11 @@ class InlineSpending:
     async def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
         self.sync.release_all(keys, at=at, host=host)
 
+    async def settle(self, key: str, cost_usd: Decimal) -> None:
+        self.sync.settle(key, cost_usd)
+
+    async def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        self.sync.cancel_all(batch, keys, at=at, host=host)
+
     async def record_audit(self, record: AuditRecord) -> None:
         self.sync.record_audit(record)

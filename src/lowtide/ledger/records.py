@@ -142,6 +142,14 @@ COPIED: dict[str, tuple[str, ...]] = {
     "live_quotas": ("scope", "state", "updated_at"),
     "agent_runs": RUN_COLUMNS,
     "agent_journal": ENTRY_COLUMNS,
+    "spend_caps": ("scope", "name", "period", "limit_usd"),
+    "spend_entries": (
+        "key", "team", "project", "tags", "actor", "model", "worst_case_usd", "created_at", "host", "released",
+        "cost_usd",
+    ),
+    "spend_audit": (
+        "at", "action", "subject", "team", "project", "tags", "actor", "worst_case_usd", "cap_left_usd", "host",
+    ),
     "notice_outbox": (
         "event_id", "kind", "url", "secret_env", "body", "made_at", "give_up_at", "tries", "next_at", "delivered_at",
         "given_up_at",
@@ -152,7 +160,8 @@ moves from one store to another (`LedgerStore.export_rows` and `load`; results i
 batch None; `request_traces`, the trace context stored with a request's claim while telemetry was on, so that a
 copy's answers still end their calls' traces; the durable agent runs and their journals, `journal_records`' rows; the
 notices of `batch.notify`, delivered or not, under their event ids and without the lease of a process trying one, so
-that a copy neither loses a notice still to send nor sends one again)."""
+that a copy neither loses a notice still to send nor sends one again; spend by owner, `spend_records`' tables: amounts
+as decimal text, `released` 0 or 1, the audit in the order written)."""
 
 
 class Row(Protocol):

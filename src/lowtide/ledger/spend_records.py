@@ -252,11 +252,14 @@ def tags_of(stored: str | None) -> tuple[tuple[str, str], ...]:
 
 
 def spend_of(
-    entry: SpendEntry, answered: bool | None, cost_usd: Decimal | None, released: bool
+    entry: SpendEntry, answered: bool | None, cost_usd: Decimal | None, released: bool, settled: Decimal | None = None
 ) -> tuple[Decimal, Decimal]:
-    """(spent, reserved) of one admitted request: `answered` None while the ledger holds no request of its key, False
-    while it waits for its answer (either way its worst case reserved, unless released: its call failed before it was
-    recorded, or its batch was cancelled), True once answered (its cost spent, a failure's none)."""
+    """(spent, reserved) of one admitted request: `settled`, what it cost when answered outside the ledger's requests
+    (a live call: `SpendLedger.settle`), is spent; else `answered` None while the ledger holds no request of its key,
+    False while it waits for its answer (either way its worst case reserved, unless released: its call failed before
+    it was recorded, or its batch was cancelled), True once answered (its cost spent, a failure's none)."""
+    if settled is not None:
+        return (settled, Decimal(0))
     if answered:
         return (cost_usd or Decimal(0), Decimal(0))
     if released:

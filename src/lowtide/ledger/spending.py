@@ -4,11 +4,13 @@ cancels, and spend by team, project, actor, model and day. `AsyncSpendLedger` is
 
 A request's spend is derived, never written twice: while the ledger holds no answer for its key, its worst case is
 reserved (unless released: its call failed before anything was recorded); once it holds one, the answer's cost is
-spent (a failure's none), so that a reservation is settled by the very transaction that stores the answer."""
+spent (a failure's none), so that a reservation is settled by the very transaction that stores the answer. A request
+answered outside the ledger's requests (a live call) is settled by `settle`, its cost written on its entry."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Protocol
 
 from lowtide.ledger.spend_records import (
@@ -61,6 +63,11 @@ class SpendLedger(Protocol):
         """`release` of several keys in one transaction (a batch whose requests were never recorded)."""
         ...
 
+    def settle(self, key: str, cost_usd: Decimal) -> None:
+        """`key`, a request answered outside the ledger's requests (a live call), cost `cost_usd`: spent from now on,
+        its reservation settled (a key released, or never admitted, is left alone)."""
+        ...
+
     def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
         """Let go of the reservations of `keys`, the unanswered requests of the cancelled `batch`, in one transaction
         with its audit (`spend_records.cancel_audits`): what the API still answers after the cancel is spent when its
@@ -90,5 +97,9 @@ class AsyncSpendLedger(Protocol):
     async def release(self, key: str, *, at: float, host: str) -> None: ...
 
     async def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None: ...
+
+    async def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None: ...
+
+    async def settle(self, key: str, cost_usd: Decimal) -> None: ...
 
     async def record_audit(self, record: AuditRecord) -> None: ...

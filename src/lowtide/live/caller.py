@@ -28,7 +28,7 @@ from lowtide.live.events import (
 )
 from lowtide.live.quota import Quota
 from lowtide.live.retries import RetryPolicy
-from lowtide.live.spend import SpendCap
+from lowtide.live.spend import OwnedSpend, SpendCap
 from lowtide.live.timing import within
 from lowtide.telemetry.current import CALL
 from lowtide.telemetry.switch import tracing
@@ -72,6 +72,7 @@ class LiveCaller:
         observers: Sequence[Observer] = (),
         spend: SpendCap | None = None,
         worst_case: Callable[[ActorRequest], Decimal] | None = None,
+        owned: OwnedSpend | None = None,
         provider: str = "",
         gen_ai_provider: str | None = None,
     ) -> None:
@@ -82,6 +83,8 @@ class LiveCaller:
         self._complete = complete
         self._spend = spend
         self._worst_case = worst_case
+        self._owned = owned
+        """The ledger's spend by owner (None: no ledger to charge a call's owner in)."""
         self.quota = quota
         self._clock = clock
         self._policy = policy
@@ -142,7 +145,7 @@ class LiveCaller:
         self, request: ActorRequest, deadline: float | None, complete: CallNext | None = None
     ) -> ActorResponse[object]:
         """The call's own path, untraced: its middleware, then its attempts (each by `complete`, by default the
-        provider's), within the spending cap."""
+        provider's), within the spending cap, its owner charged in the ledger (`owned`)."""
         seconds = deadline if deadline is not None else self._deadline
         ends = self._clock.now() + seconds if seconds is not None else None
         key = request.custom_id or f"live-{next(_numbers)}"
@@ -153,6 +156,18 @@ class LiveCaller:
         handler: CallNext = innermost
         for layer in reversed(self._middleware):
             handler = _wrap(layer, handler)
+        settle = None if self._owned is None else await self._owned.admit(request)
+        if settle is None:
+            return await self._capped(handler, request)
+        answered: ActorResponse[object] | None = None
+        try:
+            answered = await self._capped(handler, request)
+            return answered
+        finally:
+            await settle(answered)
+
+    async def _capped(self, handler: CallNext, request: ActorRequest) -> ActorResponse[object]:
+        """`request` answered by `handler` within the actor's live spending cap in this process, if it has one."""
         if self._spend is None or self._worst_case is None:
             return await handler(request)
         worst = self._worst_case(request)

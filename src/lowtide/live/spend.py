@@ -1,16 +1,34 @@
 """`SpendCap`: a hard limit on what an actor's live calls may cost in a process. A call starts only if what was
 spent, plus the worst case of the calls in flight, plus its own worst case, fits under the limit; when it does not
 fit but calls are in flight (which usually cost less than their worst case), it waits for them to settle and looks
-again; when nothing is in flight and it still does not fit, it is refused (`BudgetExceededError`), unsent."""
+again; when nothing is in flight and it still does not fit, it is refused (`BudgetExceededError`), unsent.
+
+`OwnedSpend`: what a live call's owner is charged beyond this process (the ledger's spend by owner, `calls.live_spend`):
+its worst case reserved before it is sent, settled to what it cost once answered."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
+from typing import Protocol
 
 from lowtide.errors import BudgetExceededError
+from lowtide.types import ActorRequest, ActorResponse
 
-__all__ = ["SpendCap"]
+__all__ = ["OwnedSpend", "Settle", "SpendCap"]
+
+Settle = Callable[[ActorResponse[object] | None], Awaitable[None]]
+"""Settles an admitted live call: with its answer (its cost spent), or None (it failed unanswered: let go)."""
+
+
+class OwnedSpend(Protocol):
+    """Who a live call's spend belongs to, kept where every process sees it."""
+
+    async def admit(self, request: ActorRequest) -> Settle | None:
+        """Reserve `request`'s worst case against its owner's caps before it is sent (refused, raising, when it would
+        cross one); None when the call has no owner to charge."""
+        ...
 
 
 class SpendCap:

@@ -27,12 +27,14 @@ from starlette.types import Receive, Scope, Send
 
 from lowtide.actor import Actor
 from lowtide.calls.documents import path_block
+from lowtide.calls.owners import spend_owner
 from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import ActorError, ConfigurationError
 from lowtide.ledger.inline import async_ledger
+from lowtide.ledger.spend_records import Owner
 from lowtide.messages.wire import Refusal, ServedCall, Wire
 from lowtide.serve.body import read_json
-from lowtide.serve.keys import IDEMPOTENCY_TTL, ClientKeys, ledger_key, request_key
+from lowtide.serve.keys import IDEMPOTENCY_TTL, ClientKey, ClientKeys, ledger_key, request_key
 from lowtide.serve.streams import failure, refused, relayed, replayed
 from lowtide.telemetry.switch import tracing
 
@@ -66,7 +68,7 @@ def build_app(
     actor: Actor,
     wires: Sequence[Wire] | None = None,
     *,
-    client_keys: Sequence[str],
+    client_keys: Sequence[str | ClientKey],
     allow_models: Sequence[str] = (),
     max_body_bytes: int | None = None,
     idempotency_ttl: float = IDEMPOTENCY_TTL,
@@ -75,7 +77,8 @@ def build_app(
     mode: BatchProcessingMode | str = BatchProcessingMode.BATCH,
 ) -> Starlette:
     """The ASGI app answering each wire's path (by default every wire the actor's batch provider serves) through
-    `actor` in batch mode, for clients holding one of `client_keys`, asking for the actor's model or one of
+    `actor` in batch mode, for clients holding one of `client_keys` (a `ClientKey` with an owner: its clients' calls
+    charged to that team and project), asking for the actor's model or one of
     `allow_models`, in bodies of at most `max_body_bytes` (default: each API's own limit), an `Idempotency-Key` naming
     one request for `idempotency_ttl` seconds; a body that goes `body_timeout` seconds without a byte is refused. With
     `webhooks`, the provider's batch webhooks are received too (`lowtide.webhooks.receiver`), on their own path. In
@@ -175,32 +178,48 @@ def _answerer(served: _Served, wire: Wire) -> Callable[[Request], Awaitable[Resp
             _log.debug("traceback", exc_info=True)
             message = f"lowtide serve could not read this request ({type(error).__name__}: {error})."
             return refused(wire, Refusal(400, "invalid_request_error", message))
-        if served.mode is BatchProcessingMode.LIVE:
-            return await _live(actor, wire, call, arguments, request)
-        try:
-            key = await ledger_key(
-                async_ledger(actor.ledger),
-                now=actor.clock.now(),
-                ttl=served.idempotency_ttl,
-                actor_name=actor.name,
-                path=wire.path,
-                scope=scope,
-                arguments=call.arguments,
-                idempotency_key=request.headers.get("idempotency-key"),
-            )
-        except Exception as error:
-            return refused(wire, failure(wire, error))
-        with _continuing(request):
-            outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
-        if call.stream:
-            return replayed(wire, call, outcome)
-        try:
-            response = await outcome
-        except Exception as error:
-            return refused(wire, failure(wire, error))
-        return JSONResponse(wire.message(response, call))
+        with _owned(served.clients.owner(scope)):
+            return await _answered(served, wire, call, arguments, request, scope)
 
     return answer
+
+
+async def _answered(
+    served: _Served, wire: Wire, call: ServedCall, arguments: dict[str, Any], request: Request, scope: str
+) -> Response:
+    """A checked call answered, in its client key's `scope`: live, or through the ledger and a batch."""
+    actor = served.actor
+    if served.mode is BatchProcessingMode.LIVE:
+        return await _live(actor, wire, call, arguments, request)
+    try:
+        key = await ledger_key(
+            async_ledger(actor.ledger),
+            now=actor.clock.now(),
+            ttl=served.idempotency_ttl,
+            actor_name=actor.name,
+            path=wire.path,
+            scope=scope,
+            arguments=call.arguments,
+            idempotency_key=request.headers.get("idempotency-key"),
+        )
+    except Exception as error:
+        return refused(wire, failure(wire, error))
+    with _continuing(request):
+        outcome = asyncio.ensure_future(actor.run(key=key, mode=BatchProcessingMode.BATCH, **arguments))
+    if call.stream:
+        return replayed(wire, call, outcome)
+    try:
+        response = await outcome
+    except Exception as error:
+        return refused(wire, failure(wire, error))
+    return JSONResponse(wire.message(response, call))
+
+
+def _owned(owner: Owner | None) -> AbstractContextManager[object]:
+    """The calls made inside charged to `owner`, a client key's (None: to the actor's own)."""
+    if owner is None:
+        return nullcontext()
+    return spend_owner(team=owner.team, project=owner.project, tags=dict(owner.tags))
 
 
 def _no_path(arguments: Mapping[str, Any]) -> None:

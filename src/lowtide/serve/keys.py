@@ -8,6 +8,10 @@ request its clients send, so that one client's requests never share a ledger key
 `Idempotency-Key`, or the same body, from two client keys are two requests), and so that no client key can be read
 back from the ledger, nor guessed from it at any useful speed.
 
+A key may carry an owner (`ClientKey`: a team, a project, tags): every call its clients make is charged there, in the
+ledger's spend by owner and against that team's and project's caps (`calls.owners.spend_owner`), whatever the actor
+names.
+
 A request's ledger key is `serve-` and a digest of the actor's name, the route, the client's scope and either its
 `Idempotency-Key` or the call's arguments. An `Idempotency-Key` is kept for a retention (`idempotency_ttl`): a key
 whose request ended longer ago than that after it was first sent names a new request. Nothing is deleted for that:
@@ -23,12 +27,14 @@ import hashlib
 import hmac
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from lowtide.errors import classify
+from lowtide.errors import ConfigurationError, classify
 from lowtide.ledger.interface import AsyncLedgerStore
+from lowtide.ledger.spend_records import Owner
 
-__all__ = ["IDEMPOTENCY_TTL", "ClientKeys", "ledger_key", "request_key"]
+__all__ = ["IDEMPOTENCY_TTL", "ClientKey", "ClientKeys", "ledger_key", "owned_key", "request_key"]
 
 IDEMPOTENCY_TTL = 24 * 3600.0
 """How long an `Idempotency-Key` names the same request, by default: a day."""
@@ -37,13 +43,64 @@ _SALT = b"lowtide serve client scope"
 _ITERATIONS = 100_000
 
 
-class ClientKeys:
-    """The keys `lowtide serve` accepts, each with its scope (computed once, here)."""
+@dataclass(frozen=True)
+class ClientKey:
+    """A key `lowtide serve` accepts, and who the calls of its clients are charged to (none: the actor's owner)."""
 
-    def __init__(self, keys: Sequence[str]) -> None:
-        if not keys or not all(keys):
+    key: str = field(repr=False)
+    team: str | None = None
+    project: str | None = None
+    tags: Mapping[str, str] = field(default_factory=dict[str, str])
+
+    def owner(self) -> Owner | None:
+        given = Owner(self.team, self.project, tuple(sorted(self.tags.items())))
+        return given if given.known else None
+
+
+def owned_key(spec: str, environ: Mapping[str, str]) -> ClientKey:
+    """`VAR:team=T,project=P,tag.NAME=VALUE` (`lowtide serve --client-key-env`): the key in the environment variable
+    VAR, owned so; refused, naming what is wrong, when VAR is unset or empty, or a field is not one of those."""
+    name, _, fields = spec.partition(":")
+    name = name.strip()
+    key = environ.get(name, "") if name else ""
+    if not key:
+        raise ConfigurationError(
+            f"--client-key-env {spec!r}: the environment variable {name or '(none named)'} is not set (it holds the"
+            " client key, so that the key is never on the command line).",
+            field="client_key_env",
+        )
+    given: dict[str, str] = {}
+    tags: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in fields.split(","))):
+        field_name, equals, value = part.partition("=")
+        field_name, value = field_name.strip(), value.strip()
+        if not equals or not value:
+            raise ConfigurationError(f"--client-key-env {name}: {part!r} is not FIELD=VALUE.", field="client_key_env")
+        if field_name.startswith("tag.") and len(field_name) > 4:
+            tags[field_name[4:]] = value
+        elif field_name in ("team", "project"):
+            given[field_name] = value
+        else:
+            raise ConfigurationError(
+                f"--client-key-env {name}: unknown field {field_name!r}; give team=, project= or tag.NAME=.",
+                field="client_key_env",
+            )
+    return ClientKey(key, team=given.get("team"), project=given.get("project"), tags=tags)
+
+
+class ClientKeys:
+    """The keys `lowtide serve` accepts, each with its scope (computed once, here) and its owner."""
+
+    def __init__(self, keys: Sequence[str | ClientKey]) -> None:
+        given = [key if isinstance(key, ClientKey) else ClientKey(key) for key in keys]
+        if not given or not all(key.key for key in given):
             raise ValueError("lowtide serve needs a client key to authenticate its clients")
-        self._scopes = [(key.encode(), _scope(key)) for key in keys]
+        self._scopes = [(key.key.encode(), _scope(key.key)) for key in given]
+        self._owners = {_scope(key.key): owner for key in given if (owner := key.owner()) is not None}
+
+    def owner(self, scope: str) -> Owner | None:
+        """Who the calls of the client key of `scope` are charged to (None: the actor's own owner)."""
+        return self._owners.get(scope)
 
     def scope(
         self, headers: Mapping[str, str], key_header: str | None = None, in_query: str | None = None

@@ -291,10 +291,34 @@ function renderAgents(data) {
   page.replaceChildren(...[data.shown ? renderAgentRun(data.shown) : null, list].filter((n) => n));
 }
 
+// How much of a cap is spent or reserved, as a bar (red once it is all taken).
+function capBar(share) {
+  const used = Math.min(1, Math.max(0, share));
+  return el("div", { class: "bar", "data-bar": "cap", title: `${Math.round(100 * used)}% taken` },
+    el("span", { style: `width:${100 * used}%;background:${used >= 1 ? "#cf222e" : "#1f6feb"}` }));
+}
+
+// Spend by owner: each cap with its room left, then spend by team, project and day.
+function renderSpend(data) {
+  const page = document.getElementById("page-spend");
+  const caps = data.caps.length ? table(["scope", "name", "period", "cap", "spent", "reserved", "left", ""],
+    data.caps.map((c) => [c.scope, c.name, c.period, c.limit, c.spent, c.reserved, c.left,
+      capBar(c.used_share)]), { id: "caps-table" })
+    : el("p", { class: "empty" }, "No caps: set one with lowtide spend --set-cap team:NAME:month:USD.");
+  page.replaceChildren(
+    el("div", { class: "card" }, el("h2", {}, "Spend by team and project"),
+      el("div", { class: "facts" }, fact("spent", data.spent, "spend-spent"),
+        fact("reserved", data.reserved, "spend-reserved")), caps),
+    ...["team", "project", "day"].map((dim) => el("div", { class: "card" }, el("h2", {}, `By ${dim}`),
+      table([dim, "requests", "spent", "reserved"],
+        data.by[dim].map((l) => [l.name, String(l.requests), l.spent, l.reserved]), { "data-spend-by": dim }))));
+}
+
 const PAGES = {
   runs: { url: () => "/api/runs", render: renderRuns },
   batches: { url: () => `/api/batches?page=${batchPage}`, render: renderBatches },
   money: { url: () => "/api/money", render: renderMoney },
+  spend: { url: () => "/api/spend", render: renderSpend },
   failures: { url: () => "/api/failures", render: renderFailures },
   agents: { url: () => { const id = agentId(); return id ? `/api/agents?run=${encodeURIComponent(id)}` : "/api/agents"; },
     render: renderAgents },

@@ -18,6 +18,7 @@ from lowtide.errors import ConfigurationError
 from lowtide.ledger.journal_records import entry_of, entry_row, run_of, run_row
 from lowtide.ledger.memory.journal import MemoryJournal
 from lowtide.ledger.memory.runs import MemoryRunStore
+from lowtide.ledger.memory.spending import MemorySpending
 from lowtide.ledger.memory.tables import MemoryQuotaStore, MemoryTables, StoredBatch, StoredRequest
 from lowtide.ledger.outbox_records import Notice
 from lowtide.ledger.quota_records import ScopeState
@@ -43,6 +44,8 @@ class Held(Protocol):
     @property
     def agent_journal(self) -> MemoryJournal: ...
 
+    @property
+    def spending(self) -> MemorySpending: ...
     def outbox_rows(self) -> list[Row]: ...
 
     def load_notice(self, notice: Notice, *, delivered_at: float | None, given_up_at: float | None) -> None: ...
@@ -98,6 +101,8 @@ def rows_of(ledger: Held, table: str) -> list[Row]:
         return [run_row(r) for r in ledger.agent_journal.agent_runs()]
     if table == "agent_journal":
         return [entry_row(e) for _, e in sorted(ledger.agent_journal.journal.items())]
+    if table in ("spend_caps", "spend_entries", "spend_audit"):
+        return ledger.spending.rows(table)
     if table == "notice_outbox":
         return ledger.outbox_rows()
     raise ValueError(f"no table {table!r}")
@@ -164,6 +169,8 @@ def _load_row(ledger: Held, table: str, v: dict[str, Any]) -> None:
         ledger.agent_journal.open_run(run_of(tuple(v.values())))
     elif table == "agent_journal":
         ledger.agent_journal.put_entry(entry_of(tuple(v.values())))
+    elif table.startswith("spend_"):
+        ledger.spending.load_row(table, v)
     elif table == "notice_outbox":
         notice = Notice(
             str(v["event_id"]), str(v["kind"]), str(v["url"]), str(v["secret_env"]), bytes(v["body"]),

@@ -4,8 +4,9 @@ request's spend read from its tables as the SQL stores read it from `request_vie
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
+from typing import Any
 
 from lowtide.ledger.memory.tables import MemoryTables
 from lowtide.ledger.records import RequestState
@@ -16,6 +17,7 @@ from lowtide.ledger.spend_records import (
     CapPeriod,
     CapScope,
     CapStanding,
+    Owner,
     SpendCap,
     SpendEntry,
     SpendLine,
@@ -26,6 +28,8 @@ from lowtide.ledger.spend_records import (
     judge_all,
     owners_caps,
     spend_of,
+    tags_json,
+    tags_of,
     window_start,
 )
 
@@ -43,6 +47,7 @@ class MemorySpending:
         self._caps: dict[tuple[CapScope, str, CapPeriod], SpendCap] = {}
         self._entries: dict[str, SpendEntry] = {}
         self._released: set[str] = set()
+        self._settled: dict[str, Decimal] = {}
         self._audit: list[AuditRecord] = []
 
     def set_cap(self, cap: SpendCap) -> None:
@@ -71,6 +76,8 @@ class MemorySpending:
             if admission.admitted:
                 self._entries.update((e.key, e) for e in new)
                 self._released.difference_update(e.key for e in new)
+                for e in new:
+                    self._settled.pop(e.key, None)
             self._audit.extend(audits_of(new, admission))
             return admission
 
@@ -88,6 +95,11 @@ class MemorySpending:
                 self._audit.append(
                     AuditRecord(at, AuditAction.RELEASE, key, entry.owner, entry.actor, worst, None, host)
                 )
+
+    def settle(self, key: str, cost_usd: Decimal) -> None:
+        with self._lock:
+            if key in self._entries and key not in self._released:
+                self._settled[key] = cost_usd
 
     def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
         with self._lock:
@@ -123,6 +135,44 @@ class MemorySpending:
         with self._lock:
             return [r for r in self._audit if since is None or r.at >= since]
 
+    def rows(self, table: str) -> list[tuple[object, ...]]:
+        """The rows of the spend table `table` as `records.COPIED` lists their columns (what a copy moves)."""
+        with self._lock:
+            if table == "spend_caps":
+                return [
+                    (c.scope.value, c.name, c.period.value, str(c.limit_usd)) for _, c in sorted(self._caps.items())
+                ]
+            if table == "spend_entries":
+                return [
+                    _entry_row(e, e.key in self._released, self._settled.get(e.key)) for e in self._entries.values()
+                ]
+            return [_audit_row(r) for r in self._audit]
+
+    def load_row(self, table: str, v: Mapping[str, Any]) -> None:
+        """One row of another ledger's spend table `table`, its columns by name (`records.COPIED`)."""
+        with self._lock:
+            owner = Owner(v.get("team"), v.get("project"), tags_of(v.get("tags")))
+            if table == "spend_caps":
+                cap = SpendCap(CapScope(v["scope"]), v["name"], CapPeriod(v["period"]), Decimal(str(v["limit_usd"])))
+                self._caps[cap.scope, cap.name, cap.period] = cap
+            elif table == "spend_entries":
+                key = v["key"]
+                self._entries[key] = SpendEntry(
+                    key, owner, v["actor"], v["model"], Decimal(str(v["worst_case_usd"])), float(v["created_at"]),
+                    v["host"],
+                )  # fmt: skip
+                if int(v["released"]):
+                    self._released.add(key)
+                if v["cost_usd"] is not None:
+                    self._settled[key] = Decimal(str(v["cost_usd"]))
+            else:
+                self._audit.append(
+                    AuditRecord(
+                        float(v["at"]), AuditAction(v["action"]), v["subject"], owner, v["actor"],
+                        _decimal(v["worst_case_usd"]), _decimal(v["cap_left_usd"]), v["host"],
+                    )
+                )  # fmt: skip
+
     def _standing(self, cap: SpendCap, now: float) -> CapStanding:
         start = window_start(cap.period, now)
         of_cap: Callable[[SpendEntry], str | None] = (
@@ -137,6 +187,9 @@ class MemorySpending:
         return CapStanding(cap, spent, reserved)
 
     def _spend(self, entry: SpendEntry) -> tuple[Decimal, Decimal]:
+        settled = self._settled.get(entry.key)
+        if settled is not None:
+            return spend_of(entry, None, None, False, settled)
         t = self._tables
         r = t.requests.get(entry.key)
         if r is None:
@@ -145,6 +198,30 @@ class MemorySpending:
             return spend_of(entry, False, None, entry.key in self._released)
         o = t.outcome(r)
         return spend_of(entry, True, o.cost_usd if o is not None else None, False)
+
+
+def _entry_row(entry: SpendEntry, released: bool, settled: Decimal | None) -> tuple[object, ...]:
+    o = entry.owner
+    return (
+        entry.key, o.team, o.project, tags_json(o.tags), entry.actor, entry.model, str(entry.worst_case_usd),
+        entry.created_at, entry.host, int(released), None if settled is None else str(settled),
+    )  # fmt: skip
+
+
+def _audit_row(r: AuditRecord) -> tuple[object, ...]:
+    o = r.owner
+    return (
+        r.at, r.action.value, r.subject, o.team, o.project, tags_json(o.tags), r.actor, _text(r.worst_case_usd),
+        _text(r.cap_left_usd), r.host,
+    )  # fmt: skip
+
+
+def _text(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def _decimal(value: object) -> Decimal | None:
+    return None if value is None else Decimal(str(value))
 
 
 def _line_order(item: tuple[tuple[str, str | None, str | None, str, str], list[Decimal]]) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ a named cursor and `COPY` stream rows, which the operations of `steps` do not.""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, LiteralString
 
 from lowtide.errors import ConfigurationError
@@ -27,7 +28,7 @@ def export_rows(pool: SyncPool, table: str) -> Iterator[list[tuple[Any, ...]]]:
     from psycopg import sql
 
     columns = COPIED[table]
-    order = "seq" if table in ("results", "batch_members") else columns[0]
+    order = "seq" if table in ("results", "batch_members", "spend_audit") else columns[0]
     query: Composed | SQL = (
         sql.SQL(_REQUESTS)
         if table == "requests"
@@ -42,6 +43,8 @@ def export_rows(pool: SyncPool, table: str) -> Iterator[list[tuple[Any, ...]]]:
             rows = [tuple(row) for row in chunk]
             if batch_at >= 0:  # a live answer's '' is the None other stores keep
                 rows = [(*r[:batch_at], r[batch_at] or None, *r[batch_at + 1 :]) for r in rows]
+            if table.startswith("spend_"):  # amounts as decimal text, `released` 0 or 1: as every store copies them
+                rows = [tuple(_copied(value) for value in r) for r in rows]
             yield rows
 
 
@@ -114,6 +117,15 @@ _STRAYS: LiteralString = (
     " WHERE r.key = m.key) OR NOT EXISTS (SELECT 1 FROM batches b WHERE b.id = m.batch_id) LIMIT 1"
 )
 """A member naming no request or no batch (the foreign keys schema 7 dropped checked this as rows went in)."""
+
+
+def _copied(value: object) -> object:
+    """A spend table's value as every store copies it: NUMERIC as decimal text, BOOLEAN as 0 or 1."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
 
 
 def _one(db: Connection[TupleRow], query: Composed | SQL) -> object:

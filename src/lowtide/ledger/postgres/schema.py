@@ -191,6 +191,8 @@ MIGRATIONS: tuple[LiteralString, ...] = (
     );
     CREATE INDEX notice_outbox_due ON notice_outbox (next_at) WHERE delivered_at IS NULL AND given_up_at IS NULL;
     """,
+    # 17: what a live call cost, as the SQLite ledger's schema 17 has it (`postgres/spending.py`).
+    "ALTER TABLE spend_entries ADD COLUMN cost_usd NUMERIC;",
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

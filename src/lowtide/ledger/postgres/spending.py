@@ -40,9 +40,13 @@ __all__ = ["AsyncPostgresSpending", "PostgresSpending"]
 T = TypeVar("T")
 
 _WAITING: LiteralString = "v.state IN ('pending', 'submitting', 'waiting-on-batch')"
-_SPENT: LiteralString = f"CASE WHEN v.key IS NULL OR {_WAITING} THEN 0 ELSE COALESCE(v.cost_usd::numeric, 0) END"
+_SPENT: LiteralString = (
+    "CASE WHEN e.cost_usd IS NOT NULL THEN e.cost_usd"
+    f" WHEN v.key IS NULL OR {_WAITING} THEN 0 ELSE COALESCE(v.cost_usd::numeric, 0) END"
+)
 _RESERVED: LiteralString = (
-    f"CASE WHEN NOT e.released AND (v.key IS NULL OR {_WAITING}) THEN e.worst_case_usd ELSE 0 END"
+    f"CASE WHEN NOT e.released AND e.cost_usd IS NULL AND (v.key IS NULL OR {_WAITING})"
+    " THEN e.worst_case_usd ELSE 0 END"
 )
 _SPEND: LiteralString = "FROM spend_entries e LEFT JOIN request_view v ON v.key = e.key"
 _AUDIT: LiteralString = "at, action, subject, team, project, tags, actor, worst_case_usd, cap_left_usd, host"
@@ -76,6 +80,9 @@ class PostgresSpending:
     def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
         run(self._pool, "release reservations", partial(_release, keys, at, host))
 
+    def settle(self, key: str, cost_usd: Decimal) -> None:
+        run(self._pool, "settle a live call's spend", partial(_settle, key, cost_usd))
+
     def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
         run(self._pool, "let go of a cancelled batch's reservations", partial(_cancel, batch, keys, at, host))
 
@@ -106,6 +113,12 @@ class AsyncPostgresSpending:
 
     async def release_all(self, keys: Sequence[str], *, at: float, host: str) -> None:
         await self._do("release reservations", partial(_release, keys, at, host))
+
+    async def settle(self, key: str, cost_usd: Decimal) -> None:
+        await self._do("settle a live call's spend", partial(_settle, key, cost_usd))
+
+    async def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
+        await self._do("let go of a cancelled batch's reservations", partial(_cancel, batch, keys, at, host))
 
     async def record_audit(self, record: AuditRecord) -> None:
         await self._do("record an audit record", partial(_record_audit, record))
@@ -170,7 +183,8 @@ def _reserve(entries: Sequence[SpendEntry]) -> Op[Admission]:
             " %s::numeric[], %s::float8[], %s::text[])"
             " ON CONFLICT (key) DO UPDATE SET team = excluded.team, project = excluded.project, tags = excluded.tags,"
             " actor = excluded.actor, model = excluded.model, worst_case_usd = excluded.worst_case_usd,"
-            " created_at = excluded.created_at, host = excluded.host, released = FALSE WHERE spend_entries.released"
+            " created_at = excluded.created_at, host = excluded.host, released = FALSE, cost_usd = NULL"
+            " WHERE spend_entries.released"
             " RETURNING key",
             (
                 [e.key for e in new], [e.owner.team for e in new], [e.owner.project for e in new],
@@ -212,6 +226,10 @@ def _cancel(batch: str, keys: Sequence[str], at: float, host: str) -> Op[None]:
         for key, team, project, tags, actor, model, worst, created, made_on in reply.rows
     ]
     yield from _record_audits(cancel_audits(batch, released, at=at, host=host))
+
+
+def _settle(key: str, cost_usd: Decimal) -> Op[None]:
+    yield Sql("UPDATE spend_entries SET cost_usd = %s WHERE key = %s AND NOT released", (cost_usd, key))
 
 
 def _record_audit(r: AuditRecord) -> Op[None]:

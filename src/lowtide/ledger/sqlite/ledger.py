@@ -117,10 +117,12 @@ _EXPORTED = {
     " r.worst_case_usd, r.created_at, CASE WHEN b.id IS NULL THEN r.updated_at ELSE b.intent_at END,"
     " CASE WHEN b.id IS NULL THEN r.owner END, CASE WHEN b.id IS NULL THEN r.owner_until END"
     f" FROM requests r {REQUEST_BATCH} ORDER BY r.rowid",
+    "spend_caps": f"SELECT {', '.join(COPIED['spend_caps'])} FROM spend_caps ORDER BY scope, name, period",
+    "spend_entries": f"SELECT {', '.join(COPIED['spend_entries'])} FROM spend_entries ORDER BY created_at, key",
 }
 """Tables whose rows a copy takes in another form than this store keeps them: a request as schema 5 kept it (the form
 every store copies), its batch and the attempt it is making read from its memberships (`schema.NEW_FORM` is the way
-back); the notices' outbox, a table without rowids, by event id."""
+back); the notices' outbox and the spend tables, tables without rowids, by their keys."""
 
 _IMPLEMENTS: type[LedgerStore] = Ledger
 """The type checker's proof that `Ledger` is a `LedgerStore`."""

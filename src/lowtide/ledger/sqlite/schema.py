@@ -386,6 +386,9 @@ MIGRATIONS: tuple[str, ...] = (
     ) WITHOUT ROWID;
     CREATE INDEX notice_outbox_due ON notice_outbox (next_at) WHERE delivered_at IS NULL AND given_up_at IS NULL;
     """,
+    # 17: what a request answered outside the ledger's requests (a live call) cost (`SpendLedger.settle`): NULL while
+    # its spend is read through its request's state, as a batch-mode request's always is.
+    "ALTER TABLE spend_entries ADD COLUMN cost_usd TEXT;",
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

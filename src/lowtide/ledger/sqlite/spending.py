@@ -36,14 +36,20 @@ from lowtide.ledger.sqlite.schema import REQUEST_OUTCOME, REQUEST_STATE
 __all__ = ["SqliteSpending"]
 
 _WAITING = f"{REQUEST_STATE} IN ('pending', 'submitting', 'waiting-on-batch')"
-_SPENT = f"CASE WHEN r.key IS NULL OR {_WAITING} THEN 0 ELSE COALESCE(CAST(o.cost_usd AS REAL), 0) END"
-_RESERVED = f"CASE WHEN e.released = 0 AND (r.key IS NULL OR {_WAITING}) THEN CAST(e.worst_case_usd AS REAL) ELSE 0 END"
+_SPENT = (
+    "CASE WHEN e.cost_usd IS NOT NULL THEN CAST(e.cost_usd AS REAL)"
+    f" WHEN r.key IS NULL OR {_WAITING} THEN 0 ELSE COALESCE(CAST(o.cost_usd AS REAL), 0) END"
+)
+_RESERVED = (
+    f"CASE WHEN e.released = 0 AND e.cost_usd IS NULL AND (r.key IS NULL OR {_WAITING})"
+    " THEN CAST(e.worst_case_usd AS REAL) ELSE 0 END"
+)
 _SPEND = f"FROM spend_entries e LEFT JOIN requests r ON r.key = e.key {REQUEST_OUTCOME}"
 """Each admitted request with its state and answer: spent once answered, its worst case reserved until then."""
 _AGAIN = (
     "ON CONFLICT (key) DO UPDATE SET team = excluded.team, project = excluded.project, tags = excluded.tags,"
     " actor = excluded.actor, model = excluded.model, worst_case_usd = excluded.worst_case_usd,"
-    " created_at = excluded.created_at, host = excluded.host, released = 0"
+    " created_at = excluded.created_at, host = excluded.host, released = 0, cost_usd = NULL"
 )
 """A key let go before (its call failed, or its batch was cancelled), admitted again: judged and reserved anew."""
 _AUDIT = "at, action, subject, team, project, tags, actor, worst_case_usd, cap_left_usd, host"
@@ -117,6 +123,10 @@ class SqliteSpending:
                 if row is not None:
                     owner = Owner(row[0], row[1], tags_of(row[2]))
                     _audit(db, AuditRecord(at, AuditAction.RELEASE, key, owner, row[3], Decimal(row[4]), None, host))
+
+    def settle(self, key: str, cost_usd: Decimal) -> None:
+        with self.ledger.transaction() as db:
+            db.execute("UPDATE spend_entries SET cost_usd = ? WHERE key = ? AND released = 0", (str(cost_usd), key))
 
     def cancel_all(self, batch: str, keys: Sequence[str], *, at: float, host: str) -> None:
         with self.ledger.transaction() as db:
