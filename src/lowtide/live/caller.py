@@ -158,6 +158,8 @@ class LiveCaller:
             handler = _wrap(layer, handler)
         settle = None if self._owned is None else await self._owned.admit(request)
         if settle is None:
+            if self._spend is None or self._worst_case is None:
+                return await handler(request)  # no cap, no owner: no frame of their own while the call waits
             return await self._capped(handler, request)
         answered: ActorResponse[object] | None = None
         try:
