@@ -119,10 +119,6 @@ def _file_name(intent_id: str) -> str:
     return "files/lowtide-" + re.sub(r"[^a-z0-9]", "", intent_id.lower().removeprefix("lt_"))[:32]
 
 
-def _state(job: types.BatchJob) -> str:
-    return job.state.value if job.state is not None else "JOB_STATE_UNSPECIFIED"
-
-
 def _epoch(moment: datetime.datetime | None) -> float | None:
     return moment.timestamp() if moment is not None else None
 
@@ -131,7 +127,7 @@ def remote_batch(job: types.BatchJob) -> RemoteBatch:
     """The neutral record of a Gemini batch job. The SDK reports no per-request counts: a job of lowtide's names its
     total (the display name); an ended job's inline responses are counted, and what a file holds is counted as the
     job's state says (succeeded, or all errored, canceled or expired) until its lines are read."""
-    state = _state(job)
+    state = job_state(job)
     phase = JOB_PHASES.get(state, Phase.RUNNING)
     matched = _DISPLAY.match(job.display_name or "")
     total = int(matched.group(2)) if matched else 0
@@ -145,6 +141,18 @@ def remote_batch(job: types.BatchJob) -> RemoteBatch:
     else:  # a job that succeeded inline has answered in full: what its total says beyond that is not unread
         unread = 0 if ended_as == "succeeded" and inline is not None else rest
         counts = ended_counts(ended_as, succeeded=answered, errored=failed, rest=unread)
+    return job_record(job, counts, matched.group(1) if matched else None)
+
+
+def job_state(job: types.BatchJob) -> str:
+    """A job's state as google-genai names it, on the Gemini API or Vertex AI (`JOB_STATE_...`)."""
+    return job.state.value if job.state is not None else "JOB_STATE_UNSPECIFIED"
+
+
+def job_record(job: types.BatchJob, counts: Counts, intent_id: str | None) -> RemoteBatch:
+    """The neutral record of a google-genai batch job (Gemini API or Vertex AI), its `counts` as the API reads them."""
+    state = job_state(job)
+    phase = JOB_PHASES.get(state, Phase.RUNNING)
     ended = _epoch(job.end_time) or _epoch(job.update_time)
     return RemoteBatch(
         id=job.name or "",
@@ -154,7 +162,7 @@ def remote_batch(job: types.BatchJob) -> RemoteBatch:
         counts=counts,
         ended_at=ended if phase is Phase.ENDED else None,
         cancel_requested=state in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED"),
-        intent_id=matched.group(1) if matched else None,
+        intent_id=intent_id,
         handle=job,
     )
 
@@ -362,7 +370,7 @@ class GeminiBatchBackend(SdkBatchBackend):
 
     async def _ended(self, batch: RemoteBatch) -> types.BatchJob:
         known = batch.handle if isinstance(batch.handle, types.BatchJob) else None
-        if known is None or known.dest is None or JOB_PHASES.get(_state(known)) is not Phase.ENDED:
+        if known is None or known.dest is None or JOB_PHASES.get(job_state(known)) is not Phase.ENDED:
             known = await self._raw(batch.id)
         return known
 

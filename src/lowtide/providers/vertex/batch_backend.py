@@ -39,6 +39,8 @@ from lowtide.providers.gemini.batch_backend import (
     JOB_PHASES,
     display_name,
     intent_and_count,
+    job_record,
+    job_state,
     unanswered_job_line,
 )
 from lowtide.providers.gemini.batch_requests import model_name
@@ -55,18 +57,10 @@ MODEL_STEP = "model"
 _PAGE = 100
 
 
-def _state(job: types.BatchJob) -> str:
-    return job.state.value if job.state is not None else "JOB_STATE_UNSPECIFIED"
-
-
-def _epoch(moment: datetime.datetime | None) -> float | None:
-    return moment.timestamp() if moment is not None else None
-
-
 def remote_batch(job: types.BatchJob) -> RemoteBatch:
     """The neutral record of a Vertex batch prediction job: its total from its display name, its answered and failed
     requests from its completion stats once it has ended."""
-    state = _state(job)
+    state = job_state(job)
     phase = JOB_PHASES.get(state, Phase.RUNNING)
     intent_id, total = intent_and_count(job.display_name)
     stats = job.completion_stats
@@ -77,18 +71,7 @@ def remote_batch(job: types.BatchJob) -> RemoteBatch:
     else:
         rest = max(0, total - answered - failed)
         counts = ended_counts(JOB_ENDED_AS.get(state, "succeeded"), succeeded=answered, errored=failed, rest=rest)
-    ended = _epoch(job.end_time) or _epoch(job.update_time)
-    return RemoteBatch(
-        id=job.name or "",
-        phase=phase,
-        status=state.removeprefix("JOB_STATE_").lower(),
-        created_at=_epoch(job.create_time) or 0.0,
-        counts=counts,
-        ended_at=ended if phase is Phase.ENDED else None,
-        cancel_requested=state in ("JOB_STATE_CANCELLING", "JOB_STATE_CANCELLED"),
-        intent_id=intent_id,
-        handle=job,
-    )
+    return job_record(job, counts, intent_id)
 
 
 class VertexBatchBackend(SdkBatchBackend):
@@ -232,7 +215,7 @@ class VertexBatchBackend(SdkBatchBackend):
 
     async def _ended(self, batch: RemoteBatch) -> types.BatchJob:
         known = batch.handle if isinstance(batch.handle, types.BatchJob) else None
-        if known is None or JOB_PHASES.get(_state(known)) is not Phase.ENDED:
+        if known is None or JOB_PHASES.get(job_state(known)) is not Phase.ENDED:
             known = await self._raw(batch.id)
         return known
 
