@@ -27,6 +27,8 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import threading
+import time
 from pathlib import Path
 
 import nox
@@ -211,7 +213,8 @@ def _queued(name: str, features: list[Path], junit: list[str], processes: int) -
 def _side_by_side(session: nox.Session, name: str, commands: dict[str, list[str]]) -> None:
     """Run the commands (programs of the session's venv) at once, each with a fallback ledger of its own for tests
     that forget to choose one and its output in build/<name>-processes/<key>.log; show each output once all have
-    ended, and fail the session if any failed."""
+    ended, each with the wall and CPU seconds it took (its children's included: docs/testing.md reads them), and fail
+    the session if any failed."""
     logs = Path(f"build/{name}-processes").absolute()
     logs.mkdir(parents=True, exist_ok=True)
     for old in logs.glob("*.log"):
@@ -226,9 +229,25 @@ def _side_by_side(session: nox.Session, name: str, commands: dict[str, list[str]
         program = [str(Path(session.bin) / command[0]), *command[1:]]
         with log.open("wb") as out:
             running.append((key, subprocess.Popen(program, stdout=out, stderr=subprocess.STDOUT, env=env), log))
-    failed = [key for key, process, _ in running if process.wait() != 0]
+    started = time.monotonic()
+    took: dict[str, str] = {}
+
+    def reap(key: str, process: subprocess.Popen[bytes]) -> None:
+        # os.wait4 gives the process's resource use, with that of every descendant it waited for (the `lowtide`
+        # processes its scenarios start; not a PostgreSQL server, which pg_ctl leaves to run on its own).
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        cpu = usage.ru_utime + usage.ru_stime
+        took[key] = f"{time.monotonic() - started:.0f} s of wall, {cpu:.0f} s of CPU"
+
+    reapers = [threading.Thread(target=reap, args=(key, process)) for key, process, _ in running]
+    for reaper in reapers:
+        reaper.start()
+    for reaper in reapers:
+        reaper.join()
+    failed = [key for key, process, _ in running if process.returncode != 0]
     for key, _, log in running:
-        session.log(f"{key}:")
+        session.log(f"{key} ({took[key]}):")
         print(log.read_text(errors="replace"), flush=True)
     if failed:
         session.error(f"{name} failed in {', '.join(failed)} (build/{name}-processes/)")

@@ -67,6 +67,9 @@ Feature: An actor answered by Vertex AI's batch prediction jobs, durably
     And the call for "low" failed with a BatchRequestErrored saying "Internal error occurred"
 
   Scenario: A job cancelled before it ran answers its request as canceled
+    # A day's job: with the background's 60 seconds, the parked call's poller (two 30-second sleeps of the scenario's
+    # clock) could see the job end before the step that cancels it ran (1 full run in 3 under load).
+    Given the emulated API's batches now take 24 hours
     When the actor parks "When is high tide?" with the key "high"
     And its Vertex batch job is cancelled in the console
     And the actor waits for the result of "high"
