@@ -191,4 +191,5 @@ Feature: Spend by team and project, and caps that hold across processes and host
     When the actor maps the prompts with 3 items per batch, 1 batch at a time, and a time limit of 100 seconds
     Then every item was answered with the emulated reply to its prompt, or failed saying "its batch was canceled" or "passed before it was sent"
     And the audit holds 1 "cancel" record
+    And the "cancel" audit record is dated by the actor's clock, at or after its time limit
     And the ledger's spend shows nothing reserved

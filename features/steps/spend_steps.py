@@ -180,3 +180,13 @@ def step_spend_csv(context: Context, header: str, rest: str) -> None:
     assert len(lines) == 2, lines
     day = datetime.fromtimestamp(world(context).clock.now(), UTC).strftime("%Y-%m-%d")
     assert lines[1] == f"{day},{rest}", lines
+
+
+@then('the "{action}" audit record is dated by the actor\'s clock, at or after its time limit')
+def step_audit_dated(context: Context, action: str) -> None:
+    w = world(context)
+    records = w.ledger().spending.audit()
+    [record] = [r for r in records if r.action is AuditAction(action)]
+    created = min(r.at for r in records if r.action is AuditAction.CREATE)
+    # The scenario's clock is virtual (it starts in 2027): a record dated by the host's clock would fall before it.
+    assert created + 100 <= record.at <= w.clock.now(), (record.at, created, w.clock.now())
