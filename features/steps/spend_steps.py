@@ -173,6 +173,23 @@ def step_spend_json(context: Context, team: str, scope: str, name: str, period: 
     assert shown["caps"] == [{"scope": scope, "name": name, "period": period, "limit_usd": float(limit)}], shown
 
 
+@then('its text has the line "{line}"')
+def step_spend_text(context: Context, line: str) -> None:
+    assert line in context.spend_output.splitlines(), context.spend_output
+
+
+@then('the dashboard\'s Spend page shows {scope:w} "{name}"\'s {period:w} cap as "{shown}"')
+def step_dashboard_cap(context: Context, scope: str, name: str, period: str, shown: str) -> None:
+    from lowtide.dashboard.spend import spend_page
+
+    w = world(context)
+    caps = spend_page(w.ledger(), w.clock.now())["caps"]
+    assert isinstance(caps, list), caps
+    found = [c for c in caps if isinstance(c, dict) and (c["scope"], c["name"], c["period"]) == (scope, name, period)]
+    assert len(found) == 1, caps
+    assert found[0]["limit"] == shown, found
+
+
 @then('its CSV has the header "{header}" and a line of the day holding "{rest}"')
 def step_spend_csv(context: Context, header: str, rest: str) -> None:
     lines = context.spend_output.splitlines()
