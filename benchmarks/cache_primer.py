@@ -8,14 +8,19 @@ the usage the answers report: the saving is measured, not assumed.
 
     python benchmarks/cache_primer.py [--items 2000] [--model claude-sonnet-5-5]
 
-Goal (issue 63): at least 35% lower cost per item with the primer.
+Goal (issue 63): at least 35% lower cost per item with the primer. Each run's cache reads and writes as its answers
+report them (what lowtide priced) are checked against the emulator's own accounting of what it read and wrote for
+each batch's requests; wall and CPU time of each run, and the load average before and after, are printed beside
+them (the machine is shared: the two runs compare within one invocation, never against another day's).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import tempfile
+import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -30,8 +35,22 @@ _SYSTEM_TOKENS = 6000
 _SENTENCE = "You are the harbour master's assistant; you know every tide table of the coast by heart. "
 
 
-async def one(items: int, model: str, *, primers: bool) -> tuple[Decimal, dict[str, int], int]:
-    """(cost per item, usage summed, batches) of a run of `items` prompts sharing the system prompt."""
+def emulated_cache(emulator: Emulator) -> dict[str, int]:
+    """What the emulator itself read from and wrote to its prompt cache for every batch's requests."""
+    store = emulator.anthropic.batches
+    read = created = 0
+    for batch_id in store.newest_first():
+        batch = store.get(batch_id)
+        settlement = batch.settlement if batch is not None else None
+        if settlement is not None:
+            read += sum(usage.read for usage in settlement.cache.values())
+            created += sum(usage.created for usage in settlement.cache.values())
+    return {"cache_read_input_tokens": read, "cache_creation_input_tokens": created}
+
+
+async def one(items: int, model: str, *, primers: bool) -> tuple[Decimal, dict[str, int], int, dict[str, int]]:
+    """(cost per item, usage summed, batches, the emulator's cache accounting) of a run of `items` prompts sharing
+    the system prompt."""
     clock = ManualClock()
     emulator = Emulator(clock=clock, processing_seconds=60.0)
     client = AsyncAnthropic(
@@ -62,7 +81,16 @@ async def one(items: int, model: str, *, primers: bool) -> tuple[Decimal, dict[s
     cost = result.cost_usd
     assert cost is not None, result.summary()
     assert result.ok, result.summary()
-    return cost / items, result.usage(), emulator.created_batches
+    return cost / items, result.usage(), emulator.created_batches, emulated_cache(emulator)
+
+
+def timed(
+    items: int, model: str, *, primers: bool
+) -> tuple[Decimal, dict[str, int], int, dict[str, int], float, float]:
+    """`one`, with its wall and CPU seconds."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    outcome = asyncio.run(one(items, model, primers=primers))
+    return (*outcome, time.perf_counter() - wall, time.process_time() - cpu)
 
 
 def main() -> None:
@@ -70,13 +98,23 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--model", default="claude-sonnet-5-5")
     args = parser.parse_args()
-    without, used_without, batches_without = asyncio.run(one(args.items, args.model, primers=False))
-    primed, used_primed, batches_primed = asyncio.run(one(args.items, args.model, primers=True))
-    lower = 1 - primed / without
+    load_before = os.getloadavg()
+    runs = {primers: timed(args.items, args.model, primers=primers) for primers in (False, True)}
+    load_after = os.getloadavg()
     print(f"{args.items:,} items sharing a {_SYSTEM_TOKENS:,}-token system prompt, {args.model}, batch prices")
-    print(f"  without primer: ${without:.6f} per item, {batches_without} batch(es), usage {used_without}")
-    print(f"  with primer:    ${primed:.6f} per item, {batches_primed} batch(es), usage {used_primed}")
+    for primers, (per_item, used, batches, emulated, wall, cpu) in runs.items():
+        name = "with primer:   " if primers else "without primer:"
+        reads, writes = used["cache_read_input_tokens"], used["cache_creation_input_tokens"]
+        print(f"  {name} ${per_item:.6f} per item, {batches} batch(es), {wall:.2f} s wall / {cpu:.2f} s CPU")
+        print(f"    cache per item: {reads / args.items:,.1f} tokens read, {writes / args.items:,.1f} written")
+        print(f"    usage: {used}")
+        agrees = all(used[name] == emulated[name] for name in emulated)
+        print(f"    the emulator's own accounting: {emulated} ({'the same' if agrees else 'DIFFERENT'})")
+        assert agrees, (used, emulated)
+    lower = 1 - runs[True][0] / runs[False][0]
     print(f"  cost per item {lower:.1%} lower with the primer (goal: at least 35%)")
+    print(f"  load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, after"
+          f" {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}; {os.cpu_count()} CPU(s)")  # fmt: skip
 
 
 if __name__ == "__main__":

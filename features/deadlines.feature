@@ -94,6 +94,16 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     Then the call was answered with the emulated reply to "When is high tide?"
     And the API received 4 batches and 0 live calls
 
+  Scenario: Calls whose batch is late: canceled in time, the answered kept, only the canceled sent live, before the deadline
+    Given the ledger's history holds 3 batches of this provider that took 60 seconds
+    And the emulated API's batches now take 3 hours
+    When the actor is asked 10 prompts "Tide {n}" at once with the deadline "2h", and 1 without
+    Then every call was answered with the emulated reply to its own prompt
+    And the calls with the deadline travelled in one batch of their own, the call without it in another
+    And the late batch answered some calls before its cancel took, and only the calls it canceled were sent live, once
+    And the calls with the deadline were all answered before it
+    And the call without the deadline was answered by its batch, never canceled
+
   Scenario: The emulator makes its next batches late when asked over HTTP, and refuses a bad number
     When the emulator is asked over HTTP to make its batches take 10800 seconds
     Then the emulator answered 200 and its batches now take 10800 seconds

@@ -65,6 +65,33 @@ Feature: Live calls' spend charged to their team and project, under the same cap
     And the ledger's spend shows nothing reserved and nothing spent
     And the audit holds 1 "release" record
 
+  Scenario: A live call whose answer was lost once the API took it is kept at its worst case: it may have been billed
+    Given an actor "chatter" with:
+      """
+      batch_processing: live
+      live: {retries: {connection: 0}}
+      max_tokens: 4000
+      team: research
+      """
+    And the API will answer the next "messages.create" call, then drop the connection before the answer
+    When the actor is asked "Hello"
+    Then the call fails with APIConnectionError
+    And the ledger's spend shows team "research": the live call's worst case spent 1 time, nothing reserved
+    And the audit holds 0 "release" record
+
+  Scenario: A live call answered on its second attempt, after the first's answer was lost, counts both
+    Given an actor "chatter" with:
+      """
+      batch_processing: live
+      live: {retries: {connection: 1}}
+      max_tokens: 4000
+      team: research
+      """
+    And the API will answer the next "messages.create" call, then drop the connection before the answer
+    When the actor is asked "Hello"
+    Then the answer is the emulated reply to "Hello"
+    And the ledger's spend shows team "research": the live call's worst case spent 1 time and its answer's cost, nothing reserved
+
   Scenario: run_many of live calls inside spend_owner is charged to that team
     Given an actor "chatter" with:
       """

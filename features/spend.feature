@@ -34,12 +34,27 @@ Feature: Spend by team and project, and caps that hold across processes and host
       """
     When the actor is asked "Plan issue 42"
     Then a SpendCapExceededError is raised
-    And the error message contains "team 'research''s cap of $0.02 per day"
+    And the error message contains "team 'research''s cap of $0.015 per day"
     And the error message contains "Spent $0.000000 and reserved $0.000000"
     And the error message contains "could add up to $0.020028"
     And the API was sent 0 requests
     And the ledger holds no requests and no batches
     And the audit holds a "refused" record of team "research" for the actor "planner"
+
+  Scenario: A cap of a fraction of a cent reads as it was set, in the refusal, `lowtide spend` and the dashboard
+    Given the ledger caps team "research" at $0.000001 per day
+    And an actor "planner" with:
+      """
+      batch_processing: batch
+      max_tokens: 4000
+      team: research
+      """
+    When the actor is asked "Plan issue 42"
+    Then a SpendCapExceededError is raised
+    And the error message contains "team 'research''s cap of $0.000001 per day"
+    When the spend report is asked for with `--since 1970-01-01`
+    Then its text has the line "  cap: team 'research''s cap of $0.000001 per day"
+    And the dashboard's Spend page shows team "research"'s day cap as "$0.000001"
 
   Scenario: Calls made at once count each other's reservations against their project's cap
     Given the ledger caps project "tides" at $0.03 in all
@@ -162,7 +177,7 @@ Feature: Spend by team and project, and caps that hold across processes and host
     And 5 prompts "Review {n}"
     When the actor maps the prompts with 5 items per batch
     Then the run's groups are 0 completed, 0 failed, 0 canceled and 5 not run
-    And every item not run says "Spend cap reached: team 'research''s cap of $0.02 per day"
+    And every item not run says "Spend cap reached: team 'research''s cap of $0.015 per day"
     And the API was sent 0 requests
     And the ledger's spend shows nothing reserved
 
@@ -191,4 +206,5 @@ Feature: Spend by team and project, and caps that hold across processes and host
     When the actor maps the prompts with 3 items per batch, 1 batch at a time, and a time limit of 100 seconds
     Then every item was answered with the emulated reply to its prompt, or failed saying "its batch was canceled" or "passed before it was sent"
     And the audit holds 1 "cancel" record
+    And the "cancel" audit record is dated by the actor's clock, at or after its time limit
     And the ledger's spend shows nothing reserved

@@ -159,7 +159,7 @@ The Spend Page Shows Each Cap With What Is Spent, Reserved And Left, And Spend B
     Should Be Equal    ${project}[0]    project
     Should Be Equal    ${project}[1]    tides
     Should Be Equal    ${project}[2]    all
-    Should Be Equal    ${project}[3]    $0.0500
+    Should Be Equal    ${project}[3]    $0.05
     Should Be Equal    ${project}[4]    $0.0100
     Should Be Equal    ${project}[5]    $0.0200
     Should Be Equal    ${project}[6]    $0.0200

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from _bulk_support import anthropic_batches as _batches
@@ -11,6 +12,7 @@ from _bulk_support import run_result as _result
 from _support import World, check_error, emulated_reply_to, world
 from step_context import Context, given, then, when
 
+from lowtide import ActorResponse
 from lowtide.bulk.outputs.results import ItemStatus
 from lowtide.core.clock import ManualClock
 from lowtide.errors import ActorError
@@ -181,6 +183,80 @@ def step_call_deadline(context: Context, prompt: str, deadline: str) -> None:
         w.asked["call"] = w.run(w.current_actor().run(prompt, deadline=deadline))
     except ActorError as exc:
         w.error = exc
+
+
+@when('the actor is asked {count:d} prompts "{template}" at once with the deadline "{deadline}", and 1 without')
+def step_calls_deadline(context: Context, count: int, template: str, deadline: str) -> None:
+    w = world(context)
+    _settled(w)
+    actor = w.current_actor()
+    prompts = [template.format(n=n) for n in range(count)]
+    w.asked["prompts"] = prompts
+    w.asked["deadline at"] = parse_deadline(deadline, now=w.clock.now()).at
+    w.asked["live before"] = w.emu.calls["messages.create"]
+    answered_at: dict[str, float] = {}
+
+    async def ask(prompt: str, due: str | None) -> object:
+        answer = await (actor.run(prompt, deadline=due) if due is not None else actor.run(prompt))
+        answered_at[prompt] = w.clock.now()
+        return answer
+
+    async def all_at_once() -> list[object]:
+        return list(
+            await asyncio.gather(*(ask(p, deadline) for p in prompts), ask("No hurry", None), return_exceptions=True)
+        )
+
+    w.asked["answers"] = w.run(all_at_once())
+    w.asked["answered at"] = answered_at
+
+
+@then("every call was answered with the emulated reply to its own prompt")
+def step_calls_answered(context: Context) -> None:
+    w = world(context)
+    prompts = [*w.asked["prompts"], "No hurry"]
+    for prompt, answer in zip(prompts, w.asked["answers"], strict=True):
+        assert isinstance(answer, ActorResponse), answer
+        assert answer.text.startswith(emulated_reply_to(prompt)[:40]), (prompt, answer.text)
+
+
+def _late_batches(w: World) -> list[Any]:
+    """The batches created after the ledger's history: the scenario's own."""
+    return _batches(w)[w.asked["batches before"] :]
+
+
+@then("the calls with the deadline travelled in one batch of their own, the call without it in another")
+def step_lanes(context: Context) -> None:
+    w = world(context)
+    sizes = sorted(sum(b.request_counts.model_dump().values()) for b in _late_batches(w))
+    assert sizes == [1, len(w.asked["prompts"])], sizes
+
+
+@then("the late batch answered some calls before its cancel took, and only the calls it canceled were sent live, once")
+def step_calls_moved(context: Context) -> None:
+    w = world(context)
+    [late] = [b for b in _late_batches(w) if b.request_counts.canceled]
+    counts = late.request_counts
+    assert 0 < counts.succeeded < len(w.asked["prompts"]), counts
+    assert counts.succeeded + counts.canceled == len(w.asked["prompts"]), counts
+    assert w.emu.calls["messages.create"] - w.asked["live before"] == counts.canceled, w.emu.calls
+
+
+@then("the calls with the deadline were all answered before it")
+def step_calls_on_time(context: Context) -> None:
+    w = world(context)
+    due = w.asked["deadline at"]
+    late = {p: at for p, at in w.asked["answered at"].items() if p != "No hurry" and at > due}
+    assert not late, (late, due)
+
+
+@then("the call without the deadline was answered by its batch, never canceled")
+def step_no_hurry(context: Context) -> None:
+    w = world(context)
+    [alone] = [b for b in _late_batches(w) if sum(b.request_counts.model_dump().values()) == 1]
+    assert (alone.request_counts.succeeded, alone.request_counts.canceled) == (1, 0), alone.request_counts
+    answer = w.asked["answers"][-1]
+    assert isinstance(answer, ActorResponse), answer
+    assert answer.ids.batch_id is not None, answer
 
 
 @then('the call was refused with a {name} saying "{text}"')

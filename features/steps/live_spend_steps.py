@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from _support import world
-from step_context import Context, then, when
+from step_context import Context, given, then, when
 
 from lowtide.ledger.spend_records import AuditAction, CapPeriod, CapScope, SpendCap
 
@@ -48,3 +48,32 @@ def step_nothing(context: Context) -> None:
 def step_audit_count(context: Context, count: int, action: str) -> None:
     records = world(context).ledger().spending.audit()
     assert [r.action for r in records].count(AuditAction(action)) == count, records
+
+
+@given('the API will answer the next "{route}" call, then drop the connection before the answer')
+def step_drop_answer(context: Context, route: str) -> None:
+    world(context).emu.faults.drop_after_commit(route)
+
+
+_SPENT_WORST = "the ledger's spend shows team \"{team}\": the live call's worst case spent {times:d} time"
+
+
+@then(_SPENT_WORST + ", nothing reserved")
+def step_spent_worst(context: Context, team: str, times: int) -> None:
+    _spent(context, team, times, Decimal(0))
+
+
+@then(_SPENT_WORST + " and its answer's cost, nothing reserved")
+def step_spent_worst_and_answer(context: Context, team: str, times: int) -> None:
+    [answer] = world(context).answers
+    assert answer.cost is not None
+    _spent(context, team, times, answer.cost.total_usd)
+
+
+def _spent(context: Context, team: str, times: int, answered: Decimal) -> None:
+    """What the owner's lines hold: `times` worst cases of the one live call, and `answered`, spent; none reserved."""
+    lines = world(context).ledger().spending.spend_lines()
+    assert {line.team for line in lines} == {team}, lines
+    assert sum((line.reserved_usd for line in lines), Decimal(0)) == 0, lines
+    spent = sum((line.spent_usd for line in lines), Decimal(0))
+    assert spent == _live_worst_case(context) * times + answered, (spent, lines)

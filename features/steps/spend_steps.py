@@ -173,6 +173,23 @@ def step_spend_json(context: Context, team: str, scope: str, name: str, period: 
     assert shown["caps"] == [{"scope": scope, "name": name, "period": period, "limit_usd": float(limit)}], shown
 
 
+@then('its text has the line "{line}"')
+def step_spend_text(context: Context, line: str) -> None:
+    assert line in context.spend_output.splitlines(), context.spend_output
+
+
+@then('the dashboard\'s Spend page shows {scope:w} "{name}"\'s {period:w} cap as "{shown}"')
+def step_dashboard_cap(context: Context, scope: str, name: str, period: str, shown: str) -> None:
+    from lowtide.dashboard.spend import spend_page
+
+    w = world(context)
+    caps = spend_page(w.ledger(), w.clock.now())["caps"]
+    assert isinstance(caps, list), caps
+    found = [c for c in caps if isinstance(c, dict) and (c["scope"], c["name"], c["period"]) == (scope, name, period)]
+    assert len(found) == 1, caps
+    assert found[0]["limit"] == shown, found
+
+
 @then('its CSV has the header "{header}" and a line of the day holding "{rest}"')
 def step_spend_csv(context: Context, header: str, rest: str) -> None:
     lines = context.spend_output.splitlines()
@@ -180,3 +197,13 @@ def step_spend_csv(context: Context, header: str, rest: str) -> None:
     assert len(lines) == 2, lines
     day = datetime.fromtimestamp(world(context).clock.now(), UTC).strftime("%Y-%m-%d")
     assert lines[1] == f"{day},{rest}", lines
+
+
+@then('the "{action}" audit record is dated by the actor\'s clock, at or after its time limit')
+def step_audit_dated(context: Context, action: str) -> None:
+    w = world(context)
+    records = w.ledger().spending.audit()
+    [record] = [r for r in records if r.action is AuditAction(action)]
+    created = min(r.at for r in records if r.action is AuditAction.CREATE)
+    # The scenario's clock is virtual (it starts in 2027): a record dated by the host's clock would fall before it.
+    assert created + 100 <= record.at <= w.clock.now(), (record.at, created, w.clock.now())

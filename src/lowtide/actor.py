@@ -16,6 +16,7 @@ from lowtide.batching.engine.registry import engine_for
 from lowtide.batching.gc_tuning import MANY, freeze_survivors, thaw
 from lowtide.batching.tickets import Ticket, ticket_for
 from lowtide.calls.arguments import check_call, check_key, check_response_model
+from lowtide.calls.deadline_lane import LANE
 from lowtide.calls.many import ManyCalls
 from lowtide.calls.path import ActorCalls, Calls
 from lowtide.calls.providers import ActorProviders
@@ -304,6 +305,9 @@ class Actor:
     def _engine(self, backend: BatchBackend | None = None) -> BatchEngine:
         backend = backend or self.batch_backend()
         loop = asyncio.get_running_loop()
+        lane = LANE.get()  # a call routed to a batch by its deadline: an engine (and batches) of its lane's
+        if lane is not None:
+            return engine_for(backend, self._open_ledger(), settings=lane, clock=self._clock)
         last = self._last_engine
         if last is not None and last[:3] == (loop, backend, self.configuration) and not last[3].closed:
             return last[3]  # thousands of calls at once: skip the look-up (and the settings' hash) for each

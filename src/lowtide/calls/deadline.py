@@ -1,18 +1,22 @@
 """A single call's deadline: the venue it goes by, chosen as a bulk run's route is (`routing.routes`), for one call:
 its batch time from the ledger's history, a live call's time the conservative default (`LIVE_CALL_SECONDS`) at each
-venue's pace. Gives the call's mode and the provider options its venue adds; refused when no venue meets it."""
+venue's pace. Gives the call's mode and the provider options its venue adds; refused when no venue meets it. A call
+routed to a batch travels in its deadline's lane (`deadline_lane`) and is moved, when its batch is late, to the
+route's fastest live venue: only once the API confirmed its request canceled (docs/bulk.md, "Deadlines")."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, Protocol, cast
 
 from pydantic import BaseModel
 
+from lowtide.calls.deadline_lane import LANE, lane_settings
 from lowtide.calls.face import ActorFace
 from lowtide.calls.path import Calls
 from lowtide.core.modes import BatchProcessingMode
-from lowtide.errors import ConfigurationError
+from lowtide.errors import BatchRequestCanceled, BatchTimeoutError, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.routing.deadlines import Deadline, DeadlineInput, parse_deadline
 from lowtide.routing.history import batch_history, expected
@@ -72,5 +76,29 @@ async def by_deadline(
     if mode is not None:
         raise ConfigurationError("Give a call a mode or a deadline, not both: the deadline chooses the mode.",
                                  field="deadline")  # fmt: skip
-    chosen, options = routed(await call_route(actor, deadline), kwargs)
-    return await calls.run(prompt, response_model, chosen, key, max_cost_usd, options)
+    route = await call_route(actor, deadline)
+    chosen, options = routed(route, kwargs)
+    if route.move_at is None:
+        return await calls.run(prompt, response_model, chosen, key, max_cost_usd, options)
+    lane = lane_settings(actor.configuration.batch, now=actor.clock.now(), move_at=route.move_at)
+    token = LANE.set(lane)
+    try:
+        return await calls.run(prompt, response_model, chosen, key, max_cost_usd, options)
+    except BatchTimeoutError as late:
+        if not late.canceled:  # the API refused the cancel: the batch ends on its own, and nothing is sent twice
+            raise
+    except BatchRequestCanceled:
+        pass  # canceled before (an earlier move of this key, or the API's own cancel): never answered, never paid
+    finally:
+        LANE.reset(token)
+    try:  # the cancel confirmed: the batch ended, on the actor's own engine; an answer it gave before is kept
+        return await calls.run(prompt, response_model, chosen, key, max_cost_usd, options)
+    except BatchRequestCanceled:
+        pass
+    live, moved = routed(_fastest(route), kwargs)
+    return await calls.run(prompt, response_model, live, key, max_cost_usd, moved)
+
+
+def _fastest(route: Route) -> Route:
+    """`route` with its fallback, the fastest live venue, chosen: where a late call's canceled request moves."""
+    return dataclasses.replace(route, chosen=route.fallback, move_at=None)

@@ -1,7 +1,8 @@
 """`LedgerOwnedSpend`: an actor's live calls charged to their owner in its ledger (`calls.owners`), as its batch-mode
 calls are: a call of a known owner has its live worst case reserved against the owner's caps before it is sent
-(refused unsent with `SpendCapExceededError` when it would cross one), is settled to what its answer cost, and is let
-go when it fails unanswered. A call of no owner opens no ledger and costs nothing more."""
+(refused unsent with `SpendCapExceededError` when it would cross one), is settled to what its answer cost plus its
+worst case for each attempt the provider may have billed unanswered (a timeout, a dropped connection: `may_be_billed`),
+and is let go when it fails unanswered with none such. A call of no owner opens no ledger and costs nothing more."""
 
 from __future__ import annotations
 
@@ -60,10 +61,13 @@ class LedgerOwnedSpend:
         if refused is not None:
             raise refused
 
-        async def settle(answer: ActorResponse[object] | None) -> None:
-            if answer is None:
+        async def settle(answer: ActorResponse[object] | None, in_doubt: int) -> None:
+            if answer is None and not in_doubt:  # the API refused it, or it was never sent: nothing was billed
                 await spending.release(key, at=self._clock.now(), host=host_id())
-            else:  # an answer its provider did not price counts at its worst case
-                await spending.settle(key, answer.cost.total_usd if answer.cost is not None else worst)
+                return
+            # An answer its provider did not price counts at its worst case; so does each attempt that may have been
+            # billed without its answer reaching us (the API may have answered it after the client gave up).
+            answered = Decimal(0) if answer is None else answer.cost.total_usd if answer.cost is not None else worst
+            await spending.settle(key, answered + worst * in_doubt)
 
         return settle

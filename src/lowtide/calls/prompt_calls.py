@@ -195,7 +195,7 @@ class PromptCalls:
         engine, params_json, key = self._prompt_call(path, prompt, key)
         if template.check_under_way():
             # The checks an earlier call started are under way: this call waits for them, with no read of its own.
-            return engine, template.after_check(params_json, key)
+            return engine, template.after_check(engine, params_json, key)
         arrival = engine.arrive()  # a window open now waits for this call while the ledger is read
         try:
             known = await engine.knows(key)
@@ -210,7 +210,7 @@ class PromptCalls:
             engine.arrived(arrival)
         if not template.check_under_way():
             self._start_check(backend, template, mode)
-        return engine, template.after_check(params_json, key)
+        return engine, template.after_check(engine, params_json, key)
 
     def _start_check(
         self, backend: BatchBackend, template: PromptTemplate, mode: BatchProcessingMode | str | None
@@ -230,8 +230,8 @@ class PromptCalls:
         open counts from the first one's arrival (now), so that it runs while the checks do."""
         arrived = self._actor.clock.now()
 
-        def claim(params_json: str, key: str, outcome: asyncio.Future[Settled]) -> None:
-            self._claim(self._engine(backend), template, params_json, key, future=outcome, arrived=arrived)
+        def claim(engine: BatchEngine, params_json: str, key: str, outcome: asyncio.Future[Settled]) -> None:
+            self._claim(engine, template, params_json, key, future=outcome, arrived=arrived)
 
         return claim
 

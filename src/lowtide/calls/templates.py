@@ -18,13 +18,16 @@ from lowtide.types import ActorRequest, ChatMessage
 
 if TYPE_CHECKING:
     from lowtide.batching.backend import Settled
+    from lowtide.batching.engine.batch_engine import BatchEngine
     from lowtide.provider import Provider
 
 __all__ = ["Claim", "PromptTemplate"]
 
-Claim = Callable[[str, str, "asyncio.Future[Settled]"], None]
-"""How a call that waited for a template's checks is claimed: (params JSON, key, the outcome its caller waits on)."""
-_Waiting = list[tuple[str, str, "asyncio.Future[Settled]"]]
+Claim = Callable[["BatchEngine", str, str, "asyncio.Future[Settled]"], None]
+"""How a call that waited for a template's checks is claimed: (the engine it chose, params JSON, key, the outcome its
+caller waits on). The engine is the call's own choice, made in its own context (a deadline's lane: `deadline_lane`),
+never that of the call whose task ends the checks."""
+_Waiting = list[tuple["BatchEngine", str, str, "asyncio.Future[Settled]"]]
 
 
 @dataclass(eq=False)
@@ -86,8 +89,8 @@ class PromptTemplate:
         return checking is not None and checking.get_loop() is asyncio.get_running_loop() and not checking.done()
 
     def start_check(self, check: Awaitable[None], claim: Claim) -> None:
-        """Start the provider's pre-send checks. Once they pass, `claim(params_json, key, outcome)` claims each call
-        that waited (`after_check`); should they fail, each waiting call's outcome is their error.
+        """Start the provider's pre-send checks. Once they pass, `claim(engine, params_json, key, outcome)` claims each
+        call that waited (`after_check`); should they fail, each waiting call's outcome is their error.
 
         The waiting calls are kept as a list and claimed in one go, in the turn of the event loop the checks end in:
         thousands arrive at once, and a future, two callbacks and a wake-up each would be so many more objects.
@@ -97,10 +100,10 @@ class PromptTemplate:
         checking = self.checking = asyncio.ensure_future(check)
         checking.add_done_callback(functools.partial(self._checked, waiting, claim))
 
-    def after_check(self, params_json: str, key: str) -> asyncio.Future[Settled]:
-        """The outcome of a call that waits for the checks under way, and is claimed once they pass."""
+    def after_check(self, engine: BatchEngine, params_json: str, key: str) -> asyncio.Future[Settled]:
+        """The outcome of a call that waits for the checks under way, and is claimed by `engine` once they pass."""
         outcome: asyncio.Future[Settled] = asyncio.get_running_loop().create_future()
-        self._waiting.append((params_json, key, outcome))
+        self._waiting.append((engine, params_json, key, outcome))
         if len(self._waiting) % MANY == 0:
             freeze_survivors(MANY)  # thousands of calls arriving at once wait for the checks, then for their batch
         return outcome
@@ -117,7 +120,7 @@ class PromptTemplate:
         calls, waiting[:] = list(waiting), []
         if error is not None or checking.cancelled():
             thaw()  # no batch is sent for the calls that waited: nothing of theirs stays out of the collector's sight
-        for params_json, key, outcome in calls:
+        for engine, params_json, key, outcome in calls:
             if outcome.done():
                 continue  # its caller gave up while it waited: it is never claimed
             if checking.cancelled():
@@ -126,6 +129,6 @@ class PromptTemplate:
                 outcome.set_exception(error)
             else:
                 try:
-                    claim(params_json, key, outcome)
+                    claim(engine, params_json, key, outcome)
                 except Exception as exc:
                     outcome.set_exception(exc)

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from lowtide.dashboard.data import Json, money
 from lowtide.ledger.interface import LedgerStore
-from lowtide.ledger.spend_records import CapScope, SpendCap, SpendLine, day_of, window_start
+from lowtide.ledger.spend_records import CapScope, SpendCap, SpendLine, day_of, exact_usd, window_start
 
 __all__ = ["spend_page"]
 
@@ -48,7 +48,7 @@ def _cap(cap: SpendCap, lines: Iterable[SpendLine], now: float) -> Json:
         "scope": cap.scope.value,
         "name": cap.name,
         "period": cap.period.value,
-        "limit": money(cap.limit_usd),
+        "limit": exact_usd(cap.limit_usd),  # as its owner set it, never rounded
         "spent": money(spent),
         "reserved": money(reserved),
         "left": money(left),

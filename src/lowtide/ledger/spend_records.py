@@ -27,6 +27,7 @@ __all__ = [
     "cancel_audits",
     "day_of",
     "distinct",
+    "exact_usd",
     "judge_all",
     "owners_caps",
     "spend_of",
@@ -100,7 +101,15 @@ class SpendCap:
 
     def describe(self) -> str:
         per = "in all" if self.period is CapPeriod.ALL else f"per {self.period.value}"
-        return f"{self.scope.value} {self.name!r}'s cap of ${self.limit_usd:.2f} {per}"
+        return f"{self.scope.value} {self.name!r}'s cap of {exact_usd(self.limit_usd)} {per}"
+
+
+def exact_usd(value: Decimal) -> str:
+    """Dollars exactly as set, cents at least: a cap reads as its owner gave it ($25.00, $0.015, $0.000001), never
+    rounded to cents (where $0.000001 read $0.00 and $0.015 read $0.02)."""
+    exponent = value.normalize().as_tuple().exponent
+    places = max(2, -exponent) if isinstance(exponent, int) else 2
+    return f"${value:,.{places}f}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from lowtide.live.events import (
 )
 from lowtide.live.quota import Quota
 from lowtide.live.retries import RetryPolicy
-from lowtide.live.spend import OwnedSpend, SpendCap
+from lowtide.live.spend import OwnedSpend, SpendCap, may_be_billed
 from lowtide.live.timing import within
 from lowtide.telemetry.current import CALL
 from lowtide.telemetry.switch import tracing
@@ -149,9 +149,10 @@ class LiveCaller:
         seconds = deadline if deadline is not None else self._deadline
         ends = self._clock.now() + seconds if seconds is not None else None
         key = request.custom_id or f"live-{next(_numbers)}"
+        in_doubt = [0]  # attempts that failed once sent, which the provider may have billed (`may_be_billed`)
 
         async def innermost(given: ActorRequest) -> ActorResponse[object]:
-            return await self._retrying(given, key, ends, complete or self._complete)
+            return await self._retrying(given, key, ends, complete or self._complete, in_doubt)
 
         handler: CallNext = innermost
         for layer in reversed(self._middleware):
@@ -166,7 +167,7 @@ class LiveCaller:
             answered = await self._capped(handler, request)
             return answered
         finally:
-            await settle(answered)
+            await settle(answered, in_doubt[0])
 
     async def _capped(self, handler: CallNext, request: ActorRequest) -> ActorResponse[object]:
         """`request` answered by `handler` within the actor's live spending cap in this process, if it has one."""
@@ -183,7 +184,7 @@ class LiveCaller:
             await self._spend.settle(worst, cost)
 
     async def _retrying(
-        self, request: ActorRequest, key: str, ends: float | None, complete: CallNext
+        self, request: ActorRequest, key: str, ends: float | None, complete: CallNext, in_doubt: list[int]
     ) -> ActorResponse[object]:
         used: Counter[str] = Counter()
         plan: dict[str, Any] = {}
@@ -228,7 +229,7 @@ class LiveCaller:
             async for attempt in retrying:
                 with attempt:
                     attempts += 1
-                    response = await self._attempt(request, key, attempts, ends, complete)
+                    response = await self._attempt(request, key, attempts, ends, complete, in_doubt)
             assert response is not None  # tenacity ends its loop only after an attempt that returned
             self.emit(CallSucceeded(key, attempts, response.cost.total_usd if response.cost is not None else None))
             return response
@@ -246,7 +247,7 @@ class LiveCaller:
             raise
 
     async def _attempt(
-        self, request: ActorRequest, key: str, attempt: int, ends: float | None, complete: CallNext
+        self, request: ActorRequest, key: str, attempt: int, ends: float | None, complete: CallNext, in_doubt: list[int]
     ) -> ActorResponse[object]:
         def late() -> Exception:
             return DeadlineExceededError(
@@ -286,7 +287,8 @@ class LiveCaller:
                 rate_limited(exc.retry_after, attempt)
             await self.quota.pause(exc.retry_after if exc.retry_after is not None else self._policy.backoff(attempt))
             raise
-        except BaseException:
+        except BaseException as exc:
+            in_doubt[0] += may_be_billed(exc)
             self.quota.release(permit)  # what it used is unknown: what it took stays taken
             self.emit(QuotaSettled(key, permit.input_tokens, permit.output_tokens))
             raise

@@ -4,7 +4,8 @@ fit but calls are in flight (which usually cost less than their worst case), it 
 again; when nothing is in flight and it still does not fit, it is refused (`BudgetExceededError`), unsent.
 
 `OwnedSpend`: what a live call's owner is charged beyond this process (the ledger's spend by owner, `calls.live_spend`):
-its worst case reserved before it is sent, settled to what it cost once answered."""
+its worst case reserved before it is sent, settled to what it cost once answered, and to its worst case for each
+attempt the provider may have billed without an answer reaching us (`may_be_billed`)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,41 @@ from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import Protocol
 
-from lowtide.errors import BudgetExceededError
+from lowtide.errors import (
+    ActorError,
+    APIConnectionError,
+    APIError,
+    APIUnreachableError,
+    BudgetExceededError,
+    DeadlineExceededError,
+    StreamInterruptedError,
+)
 from lowtide.types import ActorRequest, ActorResponse
 
-__all__ = ["OwnedSpend", "Settle", "SpendCap"]
+__all__ = ["OwnedSpend", "Settle", "SpendCap", "may_be_billed"]
 
-Settle = Callable[[ActorResponse[object] | None], Awaitable[None]]
-"""Settles an admitted live call: with its answer (its cost spent), or None (it failed unanswered: let go)."""
+Settle = Callable[[ActorResponse[object] | None, int], Awaitable[None]]
+"""Settles an admitted live call: with its answer (its cost spent), or None (it failed unanswered), and how many of
+its attempts failed in doubt (`may_be_billed`), each counted at the call's worst case; unanswered and none in doubt,
+its reservation is let go."""
+
+_GATEWAY_TIMEOUTS = frozenset({408, 504})
+"""Statuses that say a server between gave up waiting, not that the API refused the request: it may still run."""
+
+
+def may_be_billed(error: BaseException) -> bool:
+    """Whether an attempt of a live call that failed with `error`, after it was handed to the provider, may have been
+    billed though no answer reached us: a timeout, a connection dropped once sent, a stream cut short, the call past
+    its deadline or cancelled mid-flight, or an answer that could not be read. An error the API answered with (a
+    status it sent: 400, 429, 500, 529, ...) was not billed, nor a connection never made, nor a refusal made before
+    anything was sent (lowtide's or the provider's own checks)."""
+    if isinstance(error, APIUnreachableError):
+        return False
+    if isinstance(error, APIConnectionError | StreamInterruptedError | DeadlineExceededError):
+        return True
+    if isinstance(error, APIError):
+        return error.status_code in _GATEWAY_TIMEOUTS
+    return not isinstance(error, ActorError)  # cancelled mid-flight, or an answer that failed to be read
 
 
 class OwnedSpend(Protocol):

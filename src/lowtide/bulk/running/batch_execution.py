@@ -92,7 +92,7 @@ class Execution:
         self.unreachable: APIUnreachableError | None = None
         """Set when a call could not connect to the API: nothing more is sent in this go (each batch would fail the
         same way), and what was not sent waits for the run to be started again."""
-        self.cancels = Cancels(self.run_id, self.engine.ledger.run_store, self.engine.ledger, backend)
+        self.cancels = Cancels(self.run_id, self.engine.ledger.run_store, self.engine.ledger, backend, self.clock)
         self.decided: set[int] = set()
         self.decisions = Decisions(self.engine.ledger.run_store, self.run_id, self.clock)
         """The items' decisions, written in order from the event loop (never a blocking write from a callback)."""

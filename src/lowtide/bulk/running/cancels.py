@@ -5,7 +5,6 @@ the batch's reservations against its owners' caps, audited as `lowtide cancel`'s
 from __future__ import annotations
 
 import logging
-import time
 from typing import Protocol
 
 from lowtide.batching.backend import BatchBackend
@@ -25,10 +24,10 @@ class _Ledger(AsyncBatches, AsyncSpends, Protocol):
 
 
 class Cancels:
-    """Cancels the batches of run `run_id` that are out, once each."""
+    """Cancels the batches of run `run_id` that are out, once each; their audits dated by `clock`, the actor's."""
 
     def __init__(
-        self, run_id: str, runs: AsyncRunLedger, batches: _Ledger, backend: BatchBackend, clock: Clock | None = None
+        self, run_id: str, runs: AsyncRunLedger, batches: _Ledger, backend: BatchBackend, clock: Clock
     ) -> None:
         self.run_id = run_id
         self.clock = clock
@@ -51,5 +50,5 @@ class Cancels:
                 log.warning("Run %s: could not cancel batch %s: %s", self.run_id, batch.provider_batch_id, exc)
                 continue
             keys = list((await self.batches.members(batch_id)).values())
-            at = self.clock.now() if self.clock is not None else time.time()
+            at = self.clock.now()  # the run's clock, as every other time the run writes (virtual in tests)
             await self.batches.spending.cancel_all(batch.provider_batch_id, keys, at=at, host=host_id())
