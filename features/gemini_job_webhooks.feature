@@ -33,6 +33,8 @@ Feature: Gemini's per-job webhooks, signed with RS256 tokens, wake a job's calle
       | a forger | an HS256 token keyed with the JWKS's public key    | 401    | does not verify              |
       | Gemini   | a token that expired                               | 401    | the token expired            |
       | Gemini   | a token for another URL                            | 401    | another audience             |
+      | a forger | a token of the emulator's key from another issuer  | 401    | issuer is not the Gemini API |
+      | a forger | a token of the emulator's key with no issuer       | 401    | no `iss` claim               |
       | Gemini   | a project endpoint's HMAC signature                | 401    | GEMINI_WEBHOOK_SECRET is not |
 
   Scenario: The job's own token, right, is taken once; the same delivery replayed is refused
@@ -43,6 +45,6 @@ Feature: Gemini's per-job webhooks, signed with RS256 tokens, wake a job's calle
     Then `lowtide webhooks` answered 400 "replayed"
     And the ledger holds the Gemini webhook for the job
 
-  Scenario: An actor whose jobs name a webhook, with no JWKS to verify its tokens, is refused before it listens
+  Scenario: An actor whose jobs name a webhook, with no JWKS given, verifies their tokens against Google's
     When `lowtide webhooks` is started for such an actor without GEMINI_WEBHOOK_JWKS_URL
-    Then it exits saying "GEMINI_WEBHOOK_JWKS_URL" and "the JWKS their tokens are verified with"
+    Then it listens, verifying the jobs' tokens against "https://generativelanguage.googleapis.com/.well-known/jwks.json"
