@@ -16,7 +16,7 @@ Feature: Gemini's per-job webhooks, signed with RS256 tokens, wake a job's calle
   Scenario: A job created with its own webhook calls `lowtide webhooks` when it ends, and its caller is answered at once
     When a Gemini actor whose jobs call `lowtide webhooks`, its status checks an hour apart, is asked "When is high tide?"
     Then it is answered, having asked the job's status 1 time
-    And the job was created with `lowtide webhooks` as its own webhook
+    And the job was created with `lowtide webhooks` as its own webhook, the ledger's identity in its metadata
     And the emulator counts 1 Gemini webhook sent
     And the ledger holds the Gemini webhook for the job
 
@@ -33,6 +33,8 @@ Feature: Gemini's per-job webhooks, signed with RS256 tokens, wake a job's calle
       | a forger | an HS256 token keyed with the JWKS's public key    | 401    | does not verify              |
       | Gemini   | a token that expired                               | 401    | the token expired            |
       | Gemini   | a token for another URL                            | 401    | another audience             |
+      | a forger | a token of the emulator's key from another issuer  | 401    | issuer is not the Gemini API |
+      | a forger | a token of the emulator's key with no issuer       | 401    | no `iss` claim               |
       | Gemini   | a project endpoint's HMAC signature                | 401    | GEMINI_WEBHOOK_SECRET is not |
 
   Scenario: The job's own token, right, is taken once; the same delivery replayed is refused
@@ -43,6 +45,20 @@ Feature: Gemini's per-job webhooks, signed with RS256 tokens, wake a job's calle
     Then `lowtide webhooks` answered 400 "replayed"
     And the ledger holds the Gemini webhook for the job
 
-  Scenario: An actor whose jobs name a webhook, with no JWKS to verify its tokens, is refused before it listens
+  Scenario: The job of another ledger's actor whose webhook is the same `lowtide webhooks` is ignored by it
+    Given a Gemini job of another ledger's actor calling the same `lowtide webhooks`, left running
+    When Gemini posts the job's end to `lowtide webhooks` as the job's own webhook, its metadata echoed
+    Then `lowtide webhooks` answered 200 "ignored: a batch of another ledger"
+    And this ledger holds no Gemini webhook for the other ledger's job
+
+  Scenario: A job open when the emulator stops calls its webhook when the emulator, restarted, finds it ended
+    # The state file keeps the job's own URL: the emulator started again an hour on (its clock) sends the job's end at
+    # once, signed with its new key, which `lowtide webhooks` reads from the JWKS at the same address.
+    Given a Gemini job of the actor calling `lowtide webhooks` when it ends, left running with nobody waiting on it
+    When the emulator stops, and is started again from its state file on its port an hour later
+    Then within a minute the ledger holds the Gemini webhook for the job
+    And the emulator counts 1 Gemini webhook sent
+
+  Scenario: An actor whose jobs name a webhook, with no JWKS given, verifies their tokens against Google's
     When `lowtide webhooks` is started for such an actor without GEMINI_WEBHOOK_JWKS_URL
-    Then it exits saying "GEMINI_WEBHOOK_JWKS_URL" and "the JWKS their tokens are verified with"
+    Then it listens, verifying the jobs' tokens against "https://generativelanguage.googleapis.com/.well-known/jwks.json"

@@ -262,3 +262,37 @@ Feature: An actor answered by OpenAI's live APIs
     Then the loaded actor "claude" has the provider options {"anthropic": {"top_k": 5}}
     And the loaded actor "gpt" has the provider options {"openai": {"endpoint": "chat_completions"}}
     And "lowtide.config.actors" warned of nothing
+
+  Scenario: A call's own options for another provider are said to be ignored, once for all the calls, and answered
+    Given an emulated Anthropic API
+    And the warnings of "lowtide.config.actors" are kept
+    And an actor "claude" with:
+      """
+      temperature: 0.2
+      """
+    When the actor is asked "Is the harbour open?" with:
+      """
+      provider_options: {openai: {endpoint: chat_completions}}
+      """
+    Then the answer is the emulated reply to "Is the harbour open?"
+    When the actor is asked "Is the tide in?" with:
+      """
+      provider_options: {openai: {endpoint: chat_completions}}
+      """
+    Then the answer is the emulated reply to "Is the tide in?"
+    And "lowtide.config.actors" warned once: "a call's own provider_options.openai: actor 'claude' is of provider 'anthropic', which reads only provider_options.anthropic; the options for 'openai' are ignored (a file's `defaults` may hold several providers' options, each actor taking its own provider's)."
+
+  Scenario: A call's own options under a name no provider has are refused before anything is sent, naming the one meant
+    Given an emulated Anthropic API
+    And an actor "claude" with:
+      """
+      temperature: 0.2
+      """
+    When the actor is asked "Is the harbour open?" with:
+      """
+      provider_options: {antropic: {top_k: 5}}
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "provider_options.antropic"
+    And the error message contains "a call's own provider_options.antropic: no provider is named 'antropic' (did you mean 'anthropic'?); actor 'claude' is of provider 'anthropic', which reads only provider_options.anthropic."
+    And the API received no calls at all

@@ -39,6 +39,11 @@ def job_delivery(tokens: JobTokens, job: str, receiver: str, token: str) -> tupl
     if token == "a token that expired":
         headers = tokens.headers(msg_id=msg, at=now - 600, audience=receiver)
         return body, {**headers, "webhook-timestamp": str(int(now))}  # a fresh moment: the token alone is stale
+    if token == "a token of the emulator's key from another issuer":
+        forged = tokens.token({**claims, "iss": "https://accounts.google.com"})
+        return body, _headers(forged, msg)
+    if token == "a token of the emulator's key with no issuer":
+        return body, _headers(tokens.token({k: v for k, v in claims.items() if k != "iss"}), msg)
     if token.startswith("a token of its own key"):
         own = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         kid = tokens.kid if token.endswith("under the emulator's key id") else "a-forgers-key"

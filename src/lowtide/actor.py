@@ -96,6 +96,7 @@ class Actor:
         )
         self._sync_loop = SyncLoop()
         self._closed = False
+        self._said_options: set[tuple[str, ...]] = set()  # other providers' call options already warned of
         self._ledger: LedgerStore | str | Path | None = ledger
         self._untraced = ActorCalls(self, self._providers, self._engine)
         self._traced: Calls | None = None
@@ -142,6 +143,7 @@ class Actor:
             response_model=response_model,
             custom_id=custom_id,
             params=params,
+            said_options=self._said_options,
         )
 
     @overload

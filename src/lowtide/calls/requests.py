@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from lowtide.calls.arguments import check_messages, check_prompt
 from lowtide.calls.documents import documents_by_path
 from lowtide.config.actors import ActorConfiguration
+from lowtide.config.foreign_options import check_foreign_options
 from lowtide.errors import ConfigurationError
 from lowtide.messages.media import check_media
 from lowtide.messages.unicode import check_request_text
@@ -32,9 +33,11 @@ def build_request(
     response_model: type[BaseModel] | None,
     custom_id: str | None,
     params: Mapping[str, object],
+    said_options: set[tuple[str, ...]] | None = None,
 ) -> ActorRequest:
     """The request a call of the actor configured by `configuration` would send; bad arguments raise
-    `ConfigurationError` here, before anything is sent or paid for."""
+    `ConfigurationError` here, before anything is sent or paid for. `said_options`: the other providers' sections of
+    `provider_options` the actor's calls already warned of (each said once)."""
     if (prompt is None) == (messages is None):
         raise ConfigurationError("Give either a prompt or messages (exactly one of them).", field="prompt")
     if prompt is not None:
@@ -73,6 +76,8 @@ def build_request(
         raise ConfigurationError(
             f"Invalid call to actor {configuration.name!r}: {where}: {first['msg']}", field=where
         ) from None
+    if "provider_options" in params:  # another provider's section is ignored: said, or refused if no provider's
+        check_foreign_options(request.provider_options, config.provider, config.name, said=said_options)
     if prompt is None:
         check_messages(request.messages)
         by_path = documents_by_path(request.messages)

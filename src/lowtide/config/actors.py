@@ -8,7 +8,6 @@ Configurations load from a dict, a YAML file or a TOML file. A file holds one ac
 from __future__ import annotations
 
 import difflib
-import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self, cast
@@ -17,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from lowtide.config.endpoints import base_url_problem
 from lowtide.config.files import as_mapping, read_document
+from lowtide.config.foreign_options import check_foreign_options
 from lowtide.config.settings import (
     DEFAULT_PROVIDER,
     BatchSettings,
@@ -39,8 +39,6 @@ __all__ = [
     "TimeoutPolicy",
     "load_actors",
 ]
-
-log = logging.getLogger(__name__)
 
 
 class ActorConfiguration(SettingsModel):
@@ -150,9 +148,10 @@ class ActorConfiguration(SettingsModel):
     def _check_parameters(self) -> Self:
         """The provider's own rules for its parameters (ranges, values its API refuses), when it registered them; a
         `provider_options` section for another provider refused (no provider reads another's: it would be ignored)."""
-        foreign = tuple(sorted(name for name in self.provider_options if name != self.provider))
-        if foreign:
-            _foreign_options(foreign, self.provider, self.name)
+        try:
+            check_foreign_options(self.provider_options, self.provider, self.name)
+        except ConfigurationError as exc:
+            raise _Refused(exc) from None
         check = _parameter_check(self.provider, self.batch_processing)
         if check is not None:
             try:
@@ -225,36 +224,6 @@ def _parameter_problem(data: Mapping[str, Any]) -> _Refused | None:
     except Exception:  # a setting of the wrong type (already listed): the check cannot read the others
         return None
     return None
-
-
-def _foreign_options(names: tuple[str, ...], provider: str, actor: str) -> None:
-    """`provider_options` sections an actor of `provider` does not read: one naming no provider is refused (a
-    misspelt name, its options lost); one of another provider is warned of (actors built from one mapping may share
-    several providers' options; a file's `defaults` hand each actor its own provider's alone, and nothing is said)."""
-    from lowtide.registry import default_registry  # the registry's modules import this one
-
-    try:
-        known = default_registry().names()
-    except ConfigurationError:  # its plugins cannot load (said when the actor resolves its provider)
-        known = list(names)
-    own = f"actor {actor!r} is of provider {provider!r}, which reads only provider_options.{provider}"
-    for name in names:
-        if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
-            guess = f" (did you mean {close[0]!r}?)" if close else ""
-            raise _Refused(
-                ConfigurationError(
-                    f"provider_options.{name}: no provider is named {name!r}{guess}; {own}.",
-                    field=f"provider_options.{name}",
-                )
-            )
-    log.warning(
-        "provider_options.%s: %s; the options for %s are ignored (a file's `defaults` may hold several providers'"
-        " options, each actor taking its own provider's).",
-        ", provider_options.".join(names),
-        own,
-        ", ".join(repr(name) for name in names),
-    )
 
 
 def _parameter_check(provider: str, mode: BatchProcessingMode) -> ParameterCheck | None:

@@ -7,7 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["DEFAULT_TOLERANCE", "BatchEvent", "WebhookRefused", "WebhookVerifier"]
+__all__ = ["DEFAULT_TOLERANCE", "LEDGER_METADATA", "BatchEvent", "WebhookRefused", "WebhookVerifier"]
+
+LEDGER_METADATA = "lowtide_ledger"
+"""The key under which a batch created with a webhook of its own carries the identity of its ledger, in metadata the
+provider echoes in the batch's events (Gemini's `webhook_config.user_metadata`)."""
 
 DEFAULT_TOLERANCE = 300.0
 """Seconds a webhook's signed moment may be from now, either way, before it is refused as stale (OpenAI's and the
@@ -25,6 +29,9 @@ class BatchEvent:
     provider_batch_id: str
     kind: str
     """The provider's name of what happened (`batch.completed`), for the log."""
+    ledger: str | None = None
+    """The identity of the ledger whose batch it is, where the batch carries it back in its event (`LEDGER_METADATA`
+    in metadata a batch's own webhook echoes): another ledger's event is ignored. None: not said (looked up)."""
 
 
 class WebhookRefused(Exception):

@@ -2,8 +2,9 @@
 of at most `max_body_bytes`, verified by the actor's provider (`Provider.webhook_verifier`), recorded once in the
 ledger by its event id, and the batch's collection started at once: its poller woken in this process (`WAKEUPS`) and
 on every host of the ledger (the store's notices), or, where no live process polls it, collected here (looked at
-again until the API's status agrees). A refused webhook (unsigned, wrongly signed, stale, replayed, too large) is
-answered 401 or 400 and logged without its body; nothing is recorded or changed."""
+again until the API's status agrees). An event that says it is of another ledger's batch (the identity its batch
+was created with, echoed) is ignored, unrecorded. A refused webhook (unsigned, wrongly signed, stale, replayed, too
+large) is answered 401 or 400 and logged without its body; nothing is recorded or changed."""
 
 from __future__ import annotations
 
@@ -101,6 +102,11 @@ class _Receiver:
 
     async def _received(self, client: str, event: BatchEvent) -> Response:
         ledger = async_ledger(self._actor.ledger)
+        if event.ledger is not None and event.ledger != await ledger.identity():
+            # Two ledgers' jobs calling one endpoint: this one's receiver leaves the other's events alone, unrecorded.
+            _log.info("Webhook %s (%s) about %s: a batch of another ledger (%s); ignored.", event.event_id,
+                      event.kind, event.provider_batch_id, event.ledger)  # fmt: skip
+            return JSONResponse({"received": "ignored: a batch of another ledger"})
         batch = await ledger.batch(event.provider_batch_id)
         if batch is not None and batch.provider != self._provider:
             batch = None

@@ -8,7 +8,8 @@ choice among every emulation."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+import contextlib
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
@@ -42,10 +43,18 @@ def build_app(shared: Shared, emulations: Sequence[Emulation]) -> Starlette:
     exception_handlers[HTTPException] = _on_loop(by_caller)
     # Starlette still re-raises after answering, so a bug fails the test that hit it.
     exception_handlers[Exception] = _on_loop(by_caller)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncGenerator[None]:
+        for emulation in emulations:
+            emulation.started()
+        yield
+
     app = Starlette(
         routes=[*_routes(emulations), *admin_routes(shared)],
         middleware=[Middleware(RequestIdMiddleware)],
         exception_handlers=exception_handlers,
+        lifespan=lifespan,
     )
     # Only a call no route matched, not even by its path alone (a wrong method stays a 405), reaches the fallbacks.
     app.router.default = _Fallbacks(emulations)

@@ -151,6 +151,11 @@ class Emulation(ABC):
         when it sends none, or `url` or `secret` is not one. By default it sends none."""
         raise ValueError(f"the emulated {self.name} API sends no webhooks")
 
+    def started(self) -> None:
+        """Called on the event loop that serves it, when its app starts and before each of its calls: what it restored
+        and must run on that loop (a batch's webhooks waiting for its end) starts here. By default nothing."""
+        return
+
     def webhook_jwks(self) -> Mapping[str, object] | None:
         """The JWKS its per-job webhooks' tokens are verified with (`GET /_emulator/jwks/<name>`, in place of the API's
         own address); None: it signs none so."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -44,12 +45,15 @@ class JobTokens:
         key: dict[str, object] = json.loads(RSAAlgorithm.to_jwk(self._private().public_key()))
         return {"keys": [{**key, "kid": self.kid, "use": "sig", "alg": "RS256"}]}
 
+    def token(self, claims: Mapping[str, object]) -> str:
+        """`claims` as an RS256 JWT signed with this key (its `kid` in the header)."""
+        import jwt
+
+        return jwt.encode(dict(claims), self._private(), algorithm="RS256", headers={"kid": self.kid})
+
     def headers(self, *, msg_id: str, at: float, audience: str) -> dict[str, str]:
         """The Standard Webhooks headers of the delivery `msg_id` to `audience` (its URL) at the Unix time `at`, its
         `webhook-signature` an RS256 JWT good for `TOKEN_SECONDS`."""
-        import jwt
-
-        claims = {"iss": ISSUER, "aud": audience, "iat": int(at), "exp": int(at + TOKEN_SECONDS)}
-        token = jwt.encode(claims, self._private(), algorithm="RS256", headers={"kid": self.kid})
+        token = self.token({"iss": ISSUER, "aud": audience, "iat": int(at), "exp": int(at + TOKEN_SECONDS)})
         return {"webhook-id": msg_id, "webhook-timestamp": str(int(at)), "webhook-signature": token,
                 "content-type": "application/json"}  # fmt: skip

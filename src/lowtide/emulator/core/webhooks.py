@@ -49,6 +49,10 @@ class WebhookEvents(Protocol):
         """The URLs the batch `batch_id` was created to send its end to, besides the account's endpoints."""
         ...
 
+    def sent(self, batch_id: str) -> None:
+        """The end of the batch `batch_id` was sent (every delivery answered 2xx, or given up)."""
+        ...
+
 
 @dataclass(frozen=True)
 class WebhookEndpoint:
@@ -104,6 +108,8 @@ class WebhookSender:
         self.sent = 0
         self._dropping = 0
         self._watching: dict[str, asyncio.Task[None]] = {}
+        self._resuming: list[str] = []
+        """Batches given to `watch` with no event loop running (restored from the state file): watched by `resume`."""
         self.tokens = JobTokens()
         """The key per-job deliveries are signed with."""
 
@@ -121,11 +127,18 @@ class WebhookSender:
         for task in self._watching.values():
             task.cancel()
         self._watching.clear()
+        self._resuming.clear()
         self.sent = 0
         self._dropping = 0
 
     def watch(self, batch_id: str) -> None:
-        """Send `batch_id`'s end when it comes (again from its start after a cancel, which moves its end)."""
+        """Send `batch_id`'s end when it comes (again from its start after a cancel, which moves its end); with no event
+        loop running (a batch restored from the state file as the emulator starts), once `resume` is called on one."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._resuming.append(batch_id)
+            return
         if not self.endpoints and not self._events.job_uris(batch_id):
             return
         running = self._watching.pop(batch_id, None)
@@ -134,6 +147,13 @@ class WebhookSender:
         task = asyncio.ensure_future(self._deliver_at_end(batch_id))
         self._watching[batch_id] = task
         task.add_done_callback(lambda done: self._watching.pop(batch_id, None) if done is task else None)
+
+    def resume(self) -> None:
+        """Watch, on the running event loop, the batches `watch` was given before one ran: a restarted emulator still
+        sends the end of each batch open when it stopped, to the endpoints and to the batch's own URLs."""
+        waiting, self._resuming = self._resuming, []
+        for batch_id in waiting:
+            self.watch(batch_id)
 
     async def _deliver_at_end(self, batch_id: str) -> None:
         while (wait := self._events.ended_at(batch_id) - self._clock.now()) > 0:
@@ -147,6 +167,7 @@ class WebhookSender:
             *(self._deliver(uri, kind, body, None, _jwt_signer(self.tokens, uri, agent))
               for uri in self._events.job_uris(batch_id)),
         )  # fmt: skip
+        self._events.sent(batch_id)
 
     async def _deliver(
         self,

@@ -80,9 +80,11 @@ class GeminiBatch:
     result_deleted: bool = False
     rows: list[Row] | None = field(default=None, repr=False)
     webhook_uris: tuple[str, ...] = ()
-    """Where the job sends its end besides the account's endpoints (`webhook_config.uris`; not kept in a state file)."""
+    """Where the job sends its end besides the account's endpoints (`webhook_config.uris`)."""
     user_metadata: JsonObject | None = None
     """What its webhook events echo (`webhook_config.user_metadata`)."""
+    webhooks_sent: bool = False
+    """Whether its end's webhooks were sent (each answered 2xx, or given up): a restarted emulator sends them if not."""
 
     @property
     def name(self) -> str:

@@ -74,6 +74,9 @@ class GeminiEmulation(SectionedEmulation[GeminiBackend]):
     def add_webhook(self, url: str, secret: str) -> None:
         self.backend.webhooks.add(url, secret)
 
+    def started(self) -> None:
+        self.backend.webhooks.resume()  # the jobs restored open, whose webhooks wait for their end
+
     def webhook_jwks(self) -> Mapping[str, object]:
         """The public key of the RS256 tokens its jobs' own webhooks (`webhook_config`) are signed with."""
         return self.backend.webhooks.tokens.jwks()
@@ -90,6 +93,7 @@ class GeminiEmulation(SectionedEmulation[GeminiBackend]):
         return [*file_and_batch_routes(self.backend, VERSIONS), *gemini_routes(self.shared)]
 
     def begin(self, request: Request) -> None:
+        self.started()  # in-process (an ASGI transport), no lifespan runs: the first call starts what waits
         if request.url.path.startswith("/upload/") and "upload_id" in request.query_params:
             return  # a resumable upload's later calls carry no key: the session's upload_id is their credential
         authenticate(request, self.shared.settings.api_keys)

@@ -1,7 +1,9 @@
 """The Gemini section of the emulator's state file (`GeminiEmulation.saved()` gives it, under `"gemini"`): uploaded
-files with their bytes, batch jobs with their requests, and the exactly-once counters. A job's rows and responses
-file are not kept: they are produced again from its requests. An uploaded file, and a job's requests, never change,
-so each is encoded once and reused by later writes. Upload sessions under way are not kept (a restart ends them)."""
+files with their bytes, batch jobs with their requests and their own webhooks (`webhook_config`: the URLs, the
+metadata their events echo, whether their end was sent), and the exactly-once counters. A restarted emulator sends
+the end of a job still open, or ended while it was stopped, its webhooks unsent. A job's rows and responses file are
+not kept: they are produced again from its requests. An uploaded file, and a job's requests, never change, so each is
+encoded once and reused by later writes. Upload sessions under way are not kept (a restart ends them)."""
 
 from __future__ import annotations
 
@@ -67,6 +69,9 @@ class GeminiStateCodec:
             "priority": batch.priority,
             "cancel_at": batch.cancel_at,
             "result_deleted": batch.result_deleted,
+            "webhook_uris": list(batch.webhook_uris),
+            "user_metadata": batch.user_metadata,
+            "webhooks_sent": batch.webhooks_sent,
         }
         return f'{compact(head)[:-1]},"requests":{requests}}}'
 
@@ -87,19 +92,26 @@ def restore(backend: GeminiBackend, data: Any) -> None:
         )
     for item in data["batches"]:
         cancel_at = item["cancel_at"]
-        backend.batches.add(
-            GeminiBatch(
-                id=str(item["id"]),
-                model=str(item["model"]),
-                display_name=item["display_name"],
-                created_at=float(item["created_at"]),
-                requests=[BatchRequest(key, metadata, dict(body)) for key, metadata, body in item["requests"]],
-                input_file=item["input_file"],
-                processing_seconds=float(item["processing_seconds"]),
-                cancel_seconds=float(item["cancel_seconds"]),
-                failure=cast(RpcStatus | None, item["failure"]),
-                priority=int(item["priority"]),
-                cancel_at=float(cancel_at) if cancel_at is not None else None,
-                result_deleted=bool(item["result_deleted"]),
-            )
+        echoed = item.get("user_metadata")  # .get: a file written before jobs' webhooks were kept
+        batch = GeminiBatch(
+            id=str(item["id"]),
+            model=str(item["model"]),
+            display_name=item["display_name"],
+            created_at=float(item["created_at"]),
+            requests=[BatchRequest(key, metadata, dict(body)) for key, metadata, body in item["requests"]],
+            input_file=item["input_file"],
+            processing_seconds=float(item["processing_seconds"]),
+            cancel_seconds=float(item["cancel_seconds"]),
+            failure=cast(RpcStatus | None, item["failure"]),
+            priority=int(item["priority"]),
+            cancel_at=float(cancel_at) if cancel_at is not None else None,
+            result_deleted=bool(item["result_deleted"]),
+            webhook_uris=tuple(str(uri) for uri in item.get("webhook_uris", ())),
+            user_metadata=cast(JsonObject, echoed) if isinstance(echoed, dict) else None,
+            webhooks_sent=bool(item.get("webhooks_sent", True)),
         )
+        backend.batches.add(batch)
+        # Its end still to come, or come and not sent to the job's own URLs (the emulator stopped first): sent once it
+        # runs again. A job ended before with no URL of its own sends nothing to endpoints added since.
+        if not batch.webhooks_sent and (batch.ended_at > backend.now() or batch.webhook_uris):
+            backend.webhooks.watch(batch.id)

@@ -54,6 +54,9 @@ class GeminiWebhookEvents:
     def job_uris(self, batch_id: str) -> tuple[str, ...]:
         return self._find(batch_id).webhook_uris
 
+    def sent(self, batch_id: str) -> None:
+        self._find(batch_id).webhooks_sent = True
+
 
 def gemini_webhooks(clock: Clock, find: Callable[[str], GeminiBatch]) -> WebhookSender:
     """The sender of the Gemini API's batch webhooks for the jobs `find` finds."""

@@ -46,6 +46,9 @@ class OpenAIWebhookEvents:
         """None: OpenAI's batches send their ends to the project's endpoints alone."""
         return ()
 
+    def sent(self, batch_id: str) -> None:
+        return
+
 
 def openai_webhooks(clock: Clock, find: Callable[[str], OpenAIBatch]) -> WebhookSender:
     """The sender of OpenAI's batch webhooks for the batches `find` finds."""

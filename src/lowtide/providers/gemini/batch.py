@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from lowtide import ActorRequest, BatchProcessingMode, ConfigurationError, Provider, ProviderOptions
+from lowtide import ActorRequest, BatchProcessingMode, Provider, ProviderOptions
 from lowtide.providers import BatchCodec, InputLimits, OneBatchCalls, Wire, credential_of
 from lowtide.providers.gemini.batch_backend import GeminiBatchBackend
 from lowtide.providers.gemini.batch_codec import GeminiBatchCodec
@@ -75,15 +75,9 @@ class GeminiBatchProvider(OneBatchCalls[GeminiBatchBackend], Provider):
         url = self.backend.webhook_url
         if url is None:
             return None
-        from lowtide.providers.gemini.job_webhooks import JWKS_URL_ENV, JobTokens
+        from lowtide.providers.gemini.job_webhooks import GOOGLE_JWKS_URL, JWKS_URL_ENV, JobTokens
 
-        jwks = self._jwks_url or os.environ.get(JWKS_URL_ENV)
-        if not jwks:
-            raise ConfigurationError(
-                f"The actor's Gemini jobs call {url} when they end (batch_webhook_url): set ${JWKS_URL_ENV} (or "
-                "provider_options.gemini.webhook_jwks_url) to the JWKS their tokens are verified with.",
-                field="provider_options.gemini.webhook_jwks_url",
-            )
+        jwks = self._jwks_url or os.environ.get(JWKS_URL_ENV) or GOOGLE_JWKS_URL
         return JobTokens(jwks, url)
 
     async def preflight(self, request: ActorRequest) -> None:

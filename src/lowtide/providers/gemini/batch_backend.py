@@ -58,12 +58,14 @@ from lowtide.providers.gemini.batch_codec import (
 )
 from lowtide.providers.gemini.batch_requests import inlined_request, model_name
 from lowtide.providers.gemini.errors import translate_errors
+from lowtide.webhooks.events import LEDGER_METADATA
 
 __all__ = [
     "INLINE_BYTES",
     "INPUT_FILE_STEP",
     "JOB_ENDED_AS",
     "JOB_PHASES",
+    "LEDGER_STEP",
     "MODEL_STEP",
     "GeminiBatchBackend",
     "display_name",
@@ -79,6 +81,8 @@ INLINE_BYTES = 16 * 1024 * 1024
 (metadata, field names) adds a little."""
 INPUT_FILE_STEP = "input_file"
 MODEL_STEP = "model"
+LEDGER_STEP = "ledger"
+"""The create step recording the identity of the ledger the requests were claimed in, for a create taken over."""
 _DISPLAY = re.compile(r"^lowtide-(lt_[0-9a-f]+)-(\d+)$")
 _MISSING = (NotFoundError, PermissionDeniedError)
 """What the Files API answers for a file that is not there (any more): Gemini answers 403 as often as 404."""
@@ -192,12 +196,24 @@ class GeminiBatchBackend(SdkBatchBackend):
         lines = [cast("JSONObject", json.loads(raw)) for raw in body.splitlines() if raw.strip()]
         model = model_name(cast("JSONObject", lines[0].get("request") or {})) if lines else ""
         inlined = self._inlined(lines) if len(body) <= self.inline_bytes else None
+        ledger = self._ledger_of(lines)
         if inlined is not None:
-            return await self._create(inlined, model, count, intent_id=intent_id)
+            return await self._create(inlined, model, count, intent_id=intent_id, ledger=ledger)
         file_name = await self._upload(body, intent_id)
         await steps.done(MODEL_STEP, model)
         await steps.done(INPUT_FILE_STEP, file_name)
-        return await self._create(file_name, model, count, intent_id=intent_id)
+        if ledger is not None:
+            await steps.done(LEDGER_STEP, ledger)
+        return await self._create(file_name, model, count, intent_id=intent_id, ledger=ledger)
+
+    def _ledger_of(self, lines: list[JSONObject]) -> str | None:
+        """The identity of the ledger the requests were claimed in, read from their custom ids (none from a hashed
+        one), for the job's own webhook to carry back."""
+        for line in lines:
+            parts = self.codec.custom_id_parts(str(line.get("key")))
+            if parts is not None and parts.identity is not None:
+                return parts.identity
+        return None
 
     @staticmethod
     def _inlined(lines: list[JSONObject]) -> list[types.InlinedRequest] | None:
@@ -219,14 +235,19 @@ class GeminiBatchBackend(SdkBatchBackend):
             await self._retrying(lambda: self._client.aio.files.get(name=file_name))
         except _MISSING:
             return None
-        return await self._create(file_name, done[MODEL_STEP], count, intent_id=intent_id)
+        ledger = done.get(LEDGER_STEP)
+        return await self._create(file_name, done[MODEL_STEP], count, intent_id=intent_id, ledger=ledger)
 
     async def _create(
-        self, source: str | list[types.InlinedRequest], model: str, count: int, *, intent_id: str
+        self, source: str | list[types.InlinedRequest], model: str, count: int, *, intent_id: str, ledger: str | None
     ) -> RemoteBatch:
         config: types.CreateBatchJobConfigDict = {"display_name": display_name(intent_id, count)}
         if self.webhook_url is not None:
-            config["webhook_config"] = {"uris": [self.webhook_url]}
+            # The ledger's identity comes back in the job's events: a receiver of another ledger ignores them.
+            webhook: types.WebhookConfigDict = {"uris": [self.webhook_url]}
+            if ledger is not None:
+                webhook["user_metadata"] = {LEDGER_METADATA: ledger}
+            config["webhook_config"] = webhook
 
         async def create() -> types.BatchJob:
             if isinstance(source, str):

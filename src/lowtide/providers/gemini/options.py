@@ -37,8 +37,8 @@ class GeminiOptions(BaseModel):
     """Batch mode: the URL each job calls when it ends (`webhook_config.uris` on the create: a per-job webhook, signed
     with an RS256 JWT for this URL), where `lowtide webhooks` or `lowtide serve --webhooks` for this actor listens."""
     webhook_jwks_url: str | None = Field(default=None, pattern=r"^https?://")
-    """The JWKS the per-job webhooks' tokens are verified with, by default `$GEMINI_WEBHOOK_JWKS_URL`: Google's, or an
-    emulator's `/_emulator/jwks/gemini`."""
+    """The JWKS the per-job webhooks' tokens are verified with, by default `$GEMINI_WEBHOOK_JWKS_URL`, else Google's
+    (`https://generativelanguage.googleapis.com/.well-known/jwks.json`); an emulator's is `/_emulator/jwks/gemini`."""
 
 
 _PREFIX = f"provider_options.{PROVIDER_NAME}"

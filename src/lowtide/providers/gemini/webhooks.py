@@ -4,7 +4,8 @@ HMAC-SHA256 with the endpoint's signing secret from `$GEMINI_WEBHOOK_SECRET` (`w
 endpoint is made), the `webhook-id` the event's id on every delivery of it; read into the neutral `BatchEvent`.
 
 Per-job webhooks (a job created with `webhook_config`: `provider_options.gemini.batch_webhook_url`) carry an RS256 JWT
-as their `webhook-signature` instead, verified against a JWKS (`job_webhooks.JobTokens`); the event read is the same."""
+as their `webhook-signature` instead, verified against a JWKS (`job_webhooks.JobTokens`); the event read is the same,
+and its `data.user_metadata` (the job's, echoed) says which ledger's job it is (`LEDGER_METADATA`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import orjson
 from lowtide.core.json_types import json_object
 from lowtide.errors import ConfigurationError
 from lowtide.providers.gemini.job_webhooks import JobTokens, is_token
-from lowtide.webhooks.events import BatchEvent, WebhookRefused
+from lowtide.webhooks.events import LEDGER_METADATA, BatchEvent, WebhookRefused
 from lowtide.webhooks.signing import check_secret, verify_signed
 
 __all__ = ["BATCH_EVENTS", "WEBHOOK_SECRET_ENV", "GeminiWebhooks"]
@@ -91,4 +92,7 @@ class GeminiWebhooks:
         if not isinstance(job, str) or not job.removeprefix(_JOB_PREFIX):
             raise WebhookRefused(400, f"a signed {kind} event without its job's name (`data.id`)")
         name = job if job.startswith(_JOB_PREFIX) else _JOB_PREFIX + job  # the ledger holds `batches/<id>`
-        return BatchEvent(event_id, headers.get("webhook-timestamp", ""), name, kind)
+        echoed = data.get("user_metadata")  # a per-job webhook's, as the job was created with it
+        ledger = json_object(echoed).get(LEDGER_METADATA)
+        return BatchEvent(event_id, headers.get("webhook-timestamp", ""), name, kind,
+                          ledger if isinstance(ledger, str) else None)  # fmt: skip
