@@ -81,6 +81,31 @@ Feature: Fireworks AI through its Batch Inference API, durably
       | call                         | count |
       | fireworks.batch_jobs.delete  | 1     |
 
+  Scenario: A batch collected on a host set to another account is read in the account it was created in
+    Given an emulated Fireworks API whose batches take 600 seconds
+    And a Fireworks actor "fw" in batch mode
+    When the actor parks "When is high tide?" with the key "high"
+    Then the ledger names the Fireworks job by its account, and records the account as the create's first step
+    When 700 more seconds pass
+    And lowtide collects the ended Fireworks batches on a host whose FIREWORKS_ACCOUNT_ID is "other-inc"
+    Then lowtide status shows these tickets:
+      | key  | state     | batch | attempts |
+      | high | collected | yes   | 1        |
+    And the Fireworks account "tides-inc" holds 1 batch inference jobs and no input dataset
+    When the actor waits for the result of "high"
+    Then the answer is the emulated reply to "When is high tide?"
+
+  Scenario: A batch canceled from a host set to another account is deleted in the account it was created in
+    Given an emulated Fireworks API whose batches take 100000 seconds
+    And a Fireworks actor "fw" in batch mode
+    When the actor parks "When is high tide?" with the key "high"
+    And lowtide cancels the Fireworks key "high" on a host whose FIREWORKS_ACCOUNT_ID is "other-inc"
+    And lowtide collects the ended Fireworks batches on a host whose FIREWORKS_ACCOUNT_ID is "other-inc"
+    Then the Fireworks account "tides-inc" holds 0 batch inference jobs and no input dataset
+    And lowtide status shows these tickets:
+      | key  | state    | batch | attempts |
+      | high | canceled | yes   | 1        |
+
   Scenario: A batch actor with no account is refused before anything is recorded or sent, saying what to set
     Given an emulated Fireworks API
     And a Fireworks actor "fw" in batch mode with no account

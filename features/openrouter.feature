@@ -1,7 +1,7 @@
 Feature: OpenRouter, live
   As a developer with an OpenRouter key
-  I want `provider: openrouter` in live mode, its answers priced at OpenRouter's prices, and batch mode refused plainly
-  So that one key reaches many models through lowtide, and I am never left waiting on a batch that lowtide cannot send
+  I want `provider: openrouter` in live mode, its answers priced at OpenRouter's prices
+  So that one key reaches many models through lowtide (its Batch API: features/openrouter_batch.feature)
 
   Every call goes through the unmodified openai SDK (as OpenRouter documents), built by lowtide from the actor's
   settings (the emulator's OpenRouter base URL, the key from OPENROUTER_API_KEY), to the emulator in process.
@@ -26,23 +26,6 @@ Feature: OpenRouter, live
     And the API received these calls:
       | call                               | count |
       | openrouter.chat.completions.create | 0     |
-
-  Scenario: An actor in batch mode is refused as it loads, saying OpenRouter runs live only and what to set
-    Given an emulated OpenRouter API
-    When an OpenRouter actor "router" in batch mode is loaded
-    Then the call fails with ConfigurationError
-    And the error names the field "batch_processing"
-    And the error message contains "OpenRouter runs in live mode only"
-    And the error message contains "fallback_to_live: true"
-
-  Scenario: An actor in batch mode with fallback_to_live answers live
-    Given an emulated OpenRouter API
-    And an OpenRouter actor "router" in batch mode falling back to live
-    When the actor is asked "When is high tide?" with the key "high"
-    Then the answer is the emulated reply to "When is high tide?"
-    And the API received these calls:
-      | call                               | count |
-      | openrouter.chat.completions.create | 1     |
 
   Scenario: A model OpenRouter does not list is refused naming the closest it does, unsent
     Given an emulated OpenRouter API

@@ -29,7 +29,7 @@ Feature: Provider registry
     And provider "together" offers the modes "live, batch"
     And provider "openai_compatible" offers the modes "live, batch"
     And provider "xai" offers the modes "live, batch"
-    And provider "openrouter" offers the modes "live"
+    And provider "openrouter" offers the modes "live, batch"
     And provider "fireworks" offers the modes "live, batch"
     And provider "vertex" offers the modes "live, batch"
     When "anthropic" is looked up in live mode

@@ -23,6 +23,8 @@ from _custom_ids import key_of, keys_created
 from _sdk_audits import AUDITS, created_ids
 from CrashLibrary import CrashLibrary
 
+# The route of each API's create where it is not `<prefix>batches.create` (Fireworks' creates a batch inference job).
+_CREATE_ROUTES = {"fireworks": "fireworks.batch_jobs.create"}
 # Seconds a finishing client may take before it counts as a hang (its batches take about a second each).
 _FINISH_TIMEOUT = 120.0
 _END_TIMEOUT = 60.0
@@ -134,7 +136,8 @@ class SoakLibrary(CrashLibrary):
         (a 500 before it commits, or its answer dropped after it did); the creates after it answer late (`delays`:
         the range of seconds drawn), so that creates are in flight while others reconcile. (The emulator queues
         after-commit faults in order.)"""
-        create = _PROVIDERS[provider or self._provider].fault_prefix + "batches.create"
+        name = provider or self._provider
+        create = _CREATE_ROUTES.get(name, _PROVIDERS[name].fault_prefix + "batches.create")
         draw = rng.random()
         if draw < 0.35:
             self.arm_fault(create, "status", times=1, status=500)

@@ -198,6 +198,19 @@ _PROVIDERS = {
         next_page=lambda page: page.get("pagination_token"),
         label=lambda batch: f"{batch['batch_id']} ({'cancelled' if batch.get('cancel_time') else 'listed'}",
     ),
+    # OpenRouter's batches, its requests inline: listed newest first (`after` the last id), counted by
+    # `request_counts.total`, their results read with the batch (`GET /batches/{id}`).
+    "openrouter": _Provider(
+        list_path="/openrouter/api/v1/batches",
+        headers={"authorization": f"Bearer {API_KEY}"},
+        cursor="after",
+        size=lambda batch: int(batch["request_counts"]["total"]),
+        batches_stat="openrouter_batches",
+        created_stat="openrouter_created_custom_ids",
+        batch_prefix="batch_",
+        fault_prefix="openrouter.",
+        results_route="openrouter.batches.retrieve",
+    ),
     # Fireworks' batch inference jobs of the crash client's account: `jobProgress.totalInputRequests` counts a job's
     # requests (each job one of OpenAI's batches in the emulator, so `fireworks_batches` counts the jobs).
     "fireworks": _Provider(
@@ -207,7 +220,7 @@ _PROVIDERS = {
         size=lambda job: int(job["jobProgress"]["totalInputRequests"]),
         batches_stat="fireworks_batches",
         created_stat="fireworks_created_custom_ids",
-        batch_prefix="lowtide-",
+        batch_prefix="accounts/",
         fault_prefix="fireworks.",
         results_route="fireworks.datasets.file",
         items="batchInferenceJobs",

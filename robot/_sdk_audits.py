@@ -6,7 +6,8 @@ admin routes.
 One function per provider (`AUDITS`), each `(base_url, api_key, timeout) -> {batch id: custom ids}`: every batch the
 API lists, by the id the API gave it, with the custom id of every result line it holds (`created_ids` counts them).
 Gemini's jobs carry the custom id as the key of each inline request's metadata, or of each line of a result file;
-Mistral's jobs name it in each line of their output and error files.
+Mistral's jobs name it in each line of their output and error files; Fireworks' jobs in each line of their output
+dataset's files, read through the signed URLs the SDK gives.
 """
 
 from __future__ import annotations
@@ -205,6 +206,37 @@ def _together(base_url: str, api_key: str, timeout: float) -> dict[str, list[str
         client.close()
 
 
+def _fireworks(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
+    import fireworks
+    import httpx
+
+    from _crash_providers import FIREWORKS_ACCOUNT
+
+    ended = {"JOB_STATE_COMPLETED", "JOB_STATE_FAILED", "JOB_STATE_EXPIRED", "JOB_STATE_CANCELLED"}
+    client = fireworks.Fireworks(
+        api_key=api_key, base_url=f"{base_url}/fireworks", account_id=FIREWORKS_ACCOUNT, max_retries=2
+    )
+    try:
+        jobs = _until_ended(
+            lambda: list(client.batch_inference_jobs.list(page_size=200)),
+            lambda job: job.state in ended or job.state == "JOB_STATE_EARLY_STOPPED",
+            lambda job: str(job.name),
+            timeout,
+        )
+        held: dict[str, list[str]] = {}
+        for job in jobs:
+            ids = held.setdefault(str(job.name), [])
+            if not job.output_dataset_id:
+                continue
+            files = client.datasets.get_download_endpoint(job.output_dataset_id.rsplit("/", 1)[-1])
+            # A signed URL carries its own authority: fetched without the account's key.
+            texts = [httpx.get(url, timeout=30.0).text for url in (files.filename_to_signed_urls or {}).values()]
+            ids.extend(_custom_ids(texts, "custom_id"))
+        return held
+    finally:
+        client.close()
+
+
 def _custom_ids(texts: list[str], field: str) -> list[str]:
     """The `field` of every line of JSON lines `texts` (a batch's output and error files)."""
     return [json.loads(line)[field] for text in texts for line in text.splitlines() if line.strip()]
@@ -237,4 +269,5 @@ AUDITS: dict[str, Audit] = {
     "together": _together,
     # An OpenAI-compatible endpoint's batches are the emulator's OpenAI batches, audited through the openai SDK.
     "openai_compatible": _openai,
+    "fireworks": _fireworks,
 }

@@ -33,7 +33,18 @@ class FloorRun(Protocol):
     ) -> Coroutine[Any, Any, Outcome]: ...
 
 
-PROVIDERS = ("anthropic", "openai", "gemini", "azure_openai", "bedrock", "mistral", "groq", "together")
+PROVIDERS = (
+    "anthropic",
+    "openai",
+    "gemini",
+    "azure_openai",
+    "bedrock",
+    "mistral",
+    "groq",
+    "together",
+    "fireworks",
+    "vertex",
+)
 
 
 @dataclass(frozen=True)

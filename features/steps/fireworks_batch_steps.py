@@ -71,7 +71,7 @@ def step_named(context: Context, count: int) -> None:
     [job] = _fireworks(w).fireworks.jobs.values()
     assert job.account == FIREWORKS_ACCOUNT, job
     assert job.job_id == f"lowtide-{recorded.id.removeprefix('lt_')}-{count}", (job.job_id, recorded.id)
-    assert job.job_id == recorded.provider_batch_id, (job.job_id, recorded.provider_batch_id)
+    assert recorded.provider_batch_id == f"accounts/{FIREWORKS_ACCOUNT}/batchInferenceJobs/{job.job_id}", recorded
     assert job.model == _MODEL, job
 
 

@@ -22,7 +22,8 @@ def step_openrouter(context: Context) -> None:
     set_env(w, "OPENROUTER_API_KEY", OPENROUTER_KEY)
 
 
-def _actor(w: World, name: str, mode: str, model: str = "openai/gpt-4o-mini", **more: object) -> None:
+def openrouter_actor(w: World, name: str, mode: str, model: str = "openai/gpt-4o-mini", **more: object) -> None:
+    """An OpenRouter actor over the scenario's emulator, with `more` of its settings (its batch settings, say)."""
     settings = {
         "name": name,
         "provider": "openrouter",
@@ -40,18 +41,7 @@ def _actor(w: World, name: str, mode: str, model: str = "openai/gpt-4o-mini", **
 @given('an OpenRouter actor "{name}" in {mode} mode')
 @given('an OpenRouter actor "{name}" in {mode} mode with the model "{model}"')
 def step_actor(context: Context, name: str, mode: str, model: str = "openai/gpt-4o-mini") -> None:
-    _actor(world(context), name, mode, model)
-
-
-@given('an OpenRouter actor "{name}" in batch mode falling back to live')
-def step_actor_falling_back(context: Context, name: str) -> None:
-    _actor(world(context), name, "batch", fallback_to_live=True)
-
-
-@when('an OpenRouter actor "{name}" in {mode} mode is loaded')
-def step_load(context: Context, name: str, mode: str) -> None:
-    w = world(context)
-    w.attempt(lambda: _actor(w, name, mode))
+    openrouter_actor(world(context), name, mode, model)
 
 
 @when('the actor is asked "{prompt}" with a budget of ${usd:g}')

@@ -45,6 +45,7 @@ MODELS = {
     "xai": "grok-3-mini",
     "fireworks": "accounts/fireworks/models/gpt-oss-20b",
     "vertex": "gemini-2.5-flash",
+    "openrouter": "openai/gpt-4o-mini",
 }
 """Each provider's default model (Azure's: a deployment), and (its keys) the providers a client can use."""
 BEDROCK = {"s3_bucket": "lowtide-batch", "role_arn": "arn:aws:iam::123456789012:role/crash-suite", "min_records": 1}
@@ -56,8 +57,15 @@ AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDCRASH", "AWS_SECRET_ACCESS_KEY": "crash-sui
 """Credentials of no meaning for boto3's usual chain: the emulator checks no signature."""
 
 
-_BASE_PATHS = {"openai": "/v1", "openai_compatible": "/v1", "xai": "/xai/v1", "fireworks": "/fireworks"}
-"""What a provider's base URL holds after the emulator's address: the openai SDK's `/v1` (xAI's under `/xai`)."""
+_BASE_PATHS = {
+    "openai": "/v1",
+    "openai_compatible": "/v1",
+    "xai": "/xai/v1",
+    "fireworks": "/fireworks",
+    "openrouter": "/openrouter/api/v1",
+}
+"""What a provider's base URL holds after the emulator's address: the openai SDK's `/v1` (xAI's under `/xai`,
+OpenRouter's under `/openrouter/api`)."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -11,6 +11,12 @@ the job the first create made is read by its id instead. The input dataset (its 
 model are recorded as steps before the job is created: a crash between the upload and the create reuses the dataset
 (`resume`).
 
+The batch's id is the job's resource name, `accounts/<account>/batchInferenceJobs/<job id>`, so the account travels
+with it in the ledger: `lowtide collect` and `lowtide cancel`, which build the backend from the ledger alone, read
+the job (and its datasets) in the account it was created in, whatever account their own host is set to. The account
+is recorded as the create's first step too (`account`), for a create resumed or given up on another host. An id of
+an earlier release (the job id alone) is read in the backend's own account.
+
 Fireworks has no cancel: a job is deleted (`batch_inference_jobs.delete`), which stops it; what it had not run never
 runs, and a deleted job is gone (404). `cancel` deletes the job; a job of lowtide's that is gone is read as ended,
 every request of it canceled (the job's name counts them), none answered."""
@@ -46,13 +52,15 @@ from lowtide.providers.fireworks.sdk import FIREWORKS_SDK
 from lowtide.providers.openai.codec import CANCELED_CODE
 from lowtide.providers.openai_compatible.batch import ChatBatchCodec
 
-__all__ = ["DATASET_STEP", "MODEL_STEP", "FireworksBatchBackend", "dataset_id", "job_id"]
+__all__ = ["ACCOUNT_STEP", "DATASET_STEP", "MODEL_STEP", "FireworksBatchBackend", "dataset_id", "job_id", "job_name"]
 
 log = logging.getLogger(__name__)
 
+ACCOUNT_STEP = "account"
 DATASET_STEP = "input_dataset"
 MODEL_STEP = "model"
 _NAME = re.compile(r"^lowtide-([0-9a-f]+)-([0-9]+)$")
+_RESOURCE = re.compile(r"^accounts/([^/]+)/batchInferenceJobs/([^/]+)$")
 _PHASES = {
     "JOB_STATE_COMPLETED": Phase.ENDED,
     "JOB_STATE_FAILED": Phase.ENDED,
@@ -77,6 +85,11 @@ def job_id(intent_id: str, count: int) -> str:
 def dataset_id(intent_id: str) -> str:
     """The id of an intent's input dataset."""
     return f"lowtide-{_hex(intent_id)}-input"
+
+
+def job_name(account: str, job: str) -> str:
+    """A job's resource name, its batch id in the ledger: the account it runs in, then its id."""
+    return f"accounts/{account}/batchInferenceJobs/{job}"
 
 
 def _named(name: str) -> tuple[str | None, int]:
@@ -135,8 +148,14 @@ class FireworksBatchBackend(SdkBatchBackend):
             )
         return self._account
 
-    def _dataset_name(self, dataset: str) -> str:
-        return f"accounts/{self.account()}/datasets/{dataset}"
+    def _dataset_name(self, dataset: str, account: str) -> str:
+        return f"accounts/{account}/datasets/{dataset}"
+
+    def _job_of(self, batch_id: str) -> tuple[str, str]:
+        """The account and job id a batch id names: its resource name's, or (an id of an earlier release, the job id
+        alone) the backend's own account."""
+        matched = _RESOURCE.match(batch_id)
+        return (matched.group(1), matched.group(2)) if matched else (self.account(), batch_id)
 
     # The batch's life.
 
@@ -146,6 +165,7 @@ class FireworksBatchBackend(SdkBatchBackend):
         account = self.account()
         model, rows = _rows(body)
         dataset = dataset_id(intent_id)
+        await steps.done(ACCOUNT_STEP, account)
 
         async def make_dataset() -> None:
             try:
@@ -170,25 +190,33 @@ class FireworksBatchBackend(SdkBatchBackend):
         )
         await steps.done(MODEL_STEP, model)
         await steps.done(DATASET_STEP, dataset)
-        return await self._create(dataset, model, count, intent_id=intent_id)
+        return await self._create(dataset, model, count, intent_id=intent_id, account=account)
 
     async def resume(
         self, done: Mapping[str, str], count: int, *, intent_id: str, steps: CreateSteps
     ) -> RemoteBatch | None:
         """The job created (again: same id) from the dataset the intent uploaded; when the dataset is gone, the job
-        its create may have made, read by its id; None when there is none (its requests are sent anew)."""
-        account = self.account()
+        its create may have made, read by its id; None when there is none (its requests are sent anew). Both in the
+        account the intent's create recorded, wherever it is resumed."""
+        account = done.get(ACCOUNT_STEP) or self.account()
         try:
             await self._retrying(lambda: self._client.datasets.get(done[DATASET_STEP], account_id=account))
         except NotFoundError:
             try:
-                return self._remote(await self._job(job_id(intent_id, count)))
+                return self._remote(await self._job(account, job_id(intent_id, count)))
             except NotFoundError:
                 return None
-        return await self._create(done[DATASET_STEP], done[MODEL_STEP], count, intent_id=intent_id)
+        return await self._create(done[DATASET_STEP], done[MODEL_STEP], count, intent_id=intent_id, account=account)
 
-    async def _create(self, dataset: str, model: str, count: int, *, intent_id: str) -> RemoteBatch:
-        account, name = self.account(), job_id(intent_id, count)
+    async def abandon(self, steps: Mapping[str, str]) -> None:
+        """The create was given up: its input dataset is deleted, in the account it was uploaded to (unless
+        `batch.keep_uploads`)."""
+        uploaded = steps.get(DATASET_STEP)
+        if uploaded is not None and not self.settings.keep_uploads:
+            await self._delete_input(uploaded, steps.get(ACCOUNT_STEP) or self.account())
+
+    async def _create(self, dataset: str, model: str, count: int, *, intent_id: str, account: str) -> RemoteBatch:
+        name = job_id(intent_id, count)
 
         async def create() -> BatchInferenceJob:
             return await self._client.batch_inference_jobs.create(
@@ -196,8 +224,8 @@ class FireworksBatchBackend(SdkBatchBackend):
                 batch_inference_job_id=name,
                 display_name=name,
                 model=model,
-                input_dataset_id=self._dataset_name(dataset),
-                output_dataset_id=self._dataset_name(f"{name}-output"),
+                input_dataset_id=self._dataset_name(dataset, account),
+                output_dataset_id=self._dataset_name(f"{name}-output", account),
             )
 
         # Retried only when refused outright (a rate limit): a create on doubt is made again under the same id.
@@ -207,19 +235,21 @@ class FireworksBatchBackend(SdkBatchBackend):
             if exc.status_code != 409:
                 raise
             log.info("Fireworks job %s existed already (a create whose answer was lost): read by its id.", name)
-            job = await self._job(name)
+            job = await self._job(account, name)
         log.info("Submitted Fireworks batch inference job %s with %d request(s).", name, count)
         return self._remote(job)
 
     async def retrieve(self, batch_id: str) -> RemoteBatch:
-        """The job as Fireworks reports it; a job of lowtide's that is gone was deleted (canceled)."""
+        """The job as Fireworks reports it, in the account its id names; a job of lowtide's that is gone was deleted
+        (canceled)."""
+        account, job = self._job_of(batch_id)
         try:
-            return self._remote(await self._job(batch_id))
+            return self._remote(await self._job(account, job))
         except NotFoundError:
-            intent_id, count = _named(batch_id)
+            intent_id, count = _named(job)
             if intent_id is None:
                 raise
-            return self._deleted(batch_id, intent_id, count)
+            return self._deleted(job_name(account, job), intent_id, count)
 
     async def listed(self) -> AsyncIterator[RemoteBatch]:
         """Every job of the account, page after page (the SDK's pages), newest first."""
@@ -244,7 +274,7 @@ class FireworksBatchBackend(SdkBatchBackend):
         output = job.output_dataset_id if job is not None else None
         if not output:
             return
-        account = self.account()
+        account, _ = self._job_of(batch.id)
         dataset = output.rsplit("/", 1)[-1]
         urls = await self._retrying(lambda: self._client.datasets.get_download_endpoint(dataset, account_id=account))
         signed = urls.filename_to_signed_urls or {}
@@ -279,23 +309,26 @@ class FireworksBatchBackend(SdkBatchBackend):
 
     async def cancel(self, batch_id: str) -> RemoteBatch:
         """Fireworks has no cancel: the job is deleted, which stops it (what has not run never runs)."""
-        account = self.account()
+        account, job = self._job_of(batch_id)
         with suppress(NotFoundError):
-            await self._retrying(lambda: self._client.batch_inference_jobs.delete(batch_id, account_id=account))
+            await self._retrying(lambda: self._client.batch_inference_jobs.delete(job, account_id=account))
         log.info("Fireworks batch inference job %s deleted (Fireworks' cancel).", batch_id)
         return await self.retrieve(batch_id)
 
-    async def _delete_input(self, uploaded: str) -> None:
+    async def _delete_input(self, uploaded: str, account: str | None = None) -> None:
+        """Delete an input dataset, in `account` (else the backend's own); one already gone is not an error."""
+        owner = account or self.account()
         try:
-            await self._retrying(lambda: self._client.datasets.delete(uploaded, account_id=self.account()))
+            await self._retrying(lambda: self._client.datasets.delete(uploaded, account_id=owner))
         except NotFoundError:
             return
 
     async def finished(self, batch: RemoteBatch) -> None:
         """The answers are stored: the input dataset is deleted (unless `batch.keep_uploads`)."""
-        intent_id, _ = _named(batch.id)
+        account, job = self._job_of(batch.id)
+        intent_id, _ = _named(job)
         if intent_id is not None and not self.settings.keep_uploads:
-            await self._delete_input(dataset_id(intent_id))
+            await self._delete_input(dataset_id(intent_id), account)
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -303,14 +336,14 @@ class FireworksBatchBackend(SdkBatchBackend):
 
     # Inside.
 
-    async def _job(self, name: str) -> BatchInferenceJob:
-        account = self.account()
+    async def _job(self, account: str, name: str) -> BatchInferenceJob:
         return await self._retrying(lambda: self._client.batch_inference_jobs.get(name, account_id=account))
 
     def _remote(self, job: BatchInferenceJob) -> RemoteBatch:
         """The neutral record of a job: its request counts from its progress, or, before it reports any, its name."""
         name = (job.name or "").rsplit("/", 1)[-1]
         intent_id, named_count = _named(name)
+        resource = job.name if job.name and _RESOURCE.match(job.name) else job_name(self.account(), name)
         state = job.state or "JOB_STATE_UNSPECIFIED"
         phase = _PHASES.get(state, Phase.RUNNING)
         progress = job.job_progress
@@ -328,7 +361,7 @@ class FireworksBatchBackend(SdkBatchBackend):
             counts = Counts(succeeded=succeeded, errored=failed + rest)
         created = _epoch(job.create_time) or 0.0
         return RemoteBatch(
-            id=name,
+            id=resource,
             phase=phase,
             status=state.lower(),
             created_at=created,

@@ -1,37 +1,34 @@
-"""The built-in OpenRouter provider, live only: Chat Completions through the `openai` SDK at OpenRouter's base URL,
-as OpenRouter documents, a dialect of the OpenAI-compatible base (`dialect.OPENROUTER`), and its plugin registration.
-
-lowtide does not yet speak OpenRouter's Batch API (in beta: inline requests, one model a batch), so the provider is
-registered for live mode alone and an actor of it in batch mode is refused as it loads, saying so (unless it sets
-`fallback_to_live`). `register`, the entry point of the `lowtide.providers` group, imports no SDK."""
+"""The built-in OpenRouter providers (live: Chat Completions through the `openai` SDK at OpenRouter's base URL, as
+OpenRouter documents; batch: OpenRouter's Batch API, every request inline in one create), a dialect of the
+OpenAI-compatible base (`dialect.OPENROUTER`), and their plugin registration: `register`, the entry point of the
+`lowtide.providers` group, imports no SDK (the classes load when first used)."""
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
-from lowtide.core.modes import BatchProcessingMode
-from lowtide.providers import LazyProvider
-from lowtide.providers.openrouter.dialect import OPENROUTER, check_parameters
+from lowtide.providers.lazy import lender
+from lowtide.providers.openai_compatible.dialect import register_dialect
+from lowtide.providers.openrouter.dialect import OPENROUTER
 
 if TYPE_CHECKING:
     from lowtide import ProviderRegistry
+    from lowtide.providers.openrouter.batch import OpenRouterBatchProvider
     from lowtide.providers.openrouter.dialect import OpenRouterOptions
     from lowtide.providers.openrouter.live import OpenRouterProvider
 
-__all__ = ["OpenRouterOptions", "OpenRouterProvider", "register"]
+__all__ = ["OpenRouterBatchProvider", "OpenRouterOptions", "OpenRouterProvider", "register"]
 
-_MODULES = {"OpenRouterProvider": "live", "OpenRouterOptions": "dialect"}
+
+__getattr__ = lender(
+    __name__, {"OpenRouterProvider": "live", "OpenRouterBatchProvider": "batch", "OpenRouterOptions": "dialect"}
+)
 
 
 def register(registry: ProviderRegistry) -> None:
-    registry.register_parameters(OPENROUTER.name, check_parameters)
-    registry.register_pricing(OPENROUTER.name, OPENROUTER.usage)
-    registry.register(OPENROUTER.name, BatchProcessingMode.LIVE, LazyProvider(f"{__name__}.live", "OpenRouterProvider"))
-
-
-def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    register_dialect(
+        registry,
+        OPENROUTER,
+        live=f"{__name__}.live:OpenRouterProvider",
+        batch=f"{__name__}.batch:OpenRouterBatchProvider",
+    )

@@ -1,9 +1,8 @@
 """OpenRouter as an OpenAI-compatible dialect: its settings (`provider_options: {openrouter: ...}`), what its Chat
-Completions refuse and its prices, as data, and the check of an actor's parameters as it loads: a batch-mode actor is
-refused there, since lowtide speaks no OpenRouter Batch API. Light: no SDK.
+Completions refuse, its batch limits and its prices, as data. Light: no SDK.
 
 Its usage is priced by genai-prices' `openrouter` provider, whose model names are OpenRouter's
-(`openai/gpt-4o-mini`)."""
+(`openai/gpt-4o-mini`); batch answers at its batch price (about half the live one, as OpenRouter bills batches)."""
 
 from __future__ import annotations
 
@@ -11,12 +10,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from lowtide import BatchProcessingMode, ConfigurationError
-from lowtide.providers import Parameters
+from lowtide.providers import BatchLimits
 from lowtide.providers.openai_compatible.dialect import Dialect
 from lowtide.providers.openai_compatible.usage import chat_usage_shape
 
-__all__ = ["OPENROUTER", "OpenRouterOptions", "check_parameters"]
+__all__ = ["OPENROUTER", "OpenRouterOptions"]
 
 
 class OpenRouterOptions(BaseModel):
@@ -47,19 +45,9 @@ OPENROUTER = Dialect(
     },
     takes_top_k=True,
     gen_ai_provider_name="openrouter",
+    # A batch holds up to 5,000 requests, given inline in one create (OpenRouter's Batch API guide); the body's size
+    # is lowtide's bound, OpenRouter documents none.
+    batch=BatchLimits(max_requests=5_000, max_bytes=100 * 1024 * 1024),
 )
-"""OpenRouter's Chat Completions under `https://openrouter.ai/api/v1` (the `openai` SDK's base URL, `/v1` included)."""
-
-
-def check_parameters(parameters: Parameters) -> OpenRouterOptions:
-    """The dialect's check, and batch mode refused as the actor loads: lowtide has no OpenRouter batch backend."""
-    options = OPENROUTER.check_parameters(parameters)
-    # An actor's configuration says its mode (a call's request does not): checked as the actor loads.
-    mode = getattr(parameters, "batch_processing", None)
-    if mode is BatchProcessingMode.BATCH and not getattr(parameters, "fallback_to_live", False):
-        raise ConfigurationError(
-            "OpenRouter runs in live mode only: lowtide does not yet speak OpenRouter's Batch API (in beta). Set "
-            "batch_processing: live, or fallback_to_live: true to send batch-mode calls live.",
-            field="batch_processing",
-        )
-    return options
+"""OpenRouter's Chat Completions and Batch API under `https://openrouter.ai/api/v1` (the `openai` SDK's base URL,
+`/v1` included)."""
