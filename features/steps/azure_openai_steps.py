@@ -16,7 +16,8 @@ from typing import Any
 
 import httpx2
 import openai
-from _support import World, dead_intent, names, set_env, world, yaml_doc
+from _batch_providers import dead_after_openai_upload
+from _support import World, names, set_env, world, yaml_doc
 from step_context import Context, given, then, when
 
 from lowtide import ActorResponse, BatchProcessingMode
@@ -24,9 +25,8 @@ from lowtide.calls import parking
 from lowtide.emulator import Emulator
 from lowtide.emulator.azure_openai.emulation import AzureOpenAIEmulation
 from lowtide.emulator.server import serve_in_thread
-from lowtide.ledger.store import NewRequest, stored_json
+from lowtide.ledger.store import stored_json
 from lowtide.providers.azure_openai.batch_backend import AzureBatchBackend
-from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP
 from lowtide.providers.openai.remote import INTENT_KEY, remote_batch
 
 AZURE_KEY = "azure-lowtide-scenario-secret-77c1"
@@ -148,34 +148,7 @@ def step_azure_no_deployment(context: Context, deployment: str) -> None:
     " that died before creating the batch"
 )
 def step_azure_orphan_intent(context: Context, key: str, prompt: str) -> None:
-    w = world(context)
-    actor = w.current_actor()
-    backend = actor.batch_backend()
-    params = backend.codec.encode_request(actor.request(prompt))
-    custom_id = w.custom_id(key)
-    ledger = w.ledger()
-    now = w.clock.now()
-    dead = "host:999999:dead"
-    model = backend.codec.model_of(params)
-    ledger.claim(
-        [NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=model, params=params)],
-        owner=dead,
-        until=now - 1,
-        now=now,
-    )
-    batch_id = "lt_orphaned_azure_intent"
-    body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
-
-    async def upload() -> str:
-        uploaded = await w.client.files.create(file=("orphan.jsonl", body, "application/jsonl"), purpose="batch")
-        return uploaded.id
-
-    file_id = w.run(upload())
-    ledger.record_create_step(batch_id, ENDPOINT_STEP, "/chat/completions")
-    ledger.record_create_step(batch_id, INPUT_FILE_STEP, file_id)
-    w.witnessed["orphan"] = [batch_id, file_id]
-    w.emu.calls.clear()
+    dead_after_openai_upload(world(context), key, prompt, "lt_orphaned_azure_intent", "/chat/completions")
 
 
 # -- calls ------------------------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import datetime
 from typing import Any
 
 import boto3
-from _support import World, dead_intent, emulated_aws_credentials, set_env, world, yaml_doc
+from _batch_providers import dead_program
+from _support import World, emulated_aws_credentials, set_env, world, yaml_doc
 from botocore.config import Config
 from botocore.exceptions import ClientError
 from step_context import Context, given, then, when
@@ -16,7 +17,6 @@ from step_context import Context, given, then, when
 from lowtide import ActorResponse
 from lowtide.emulator.bedrock.emulation import BedrockEmulation
 from lowtide.emulator.bedrock.s3 import DEFAULT_BUCKET
-from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.bedrock.batch_backend import (
     INPUT_STEP,
     MODEL_STEP,
@@ -129,22 +129,8 @@ def step_cut(context: Context, lines: int) -> None:
 def _orphan(w: World, key: str, prompt: str, *, created: bool) -> None:
     """An intent in the ledger whose program died after writing its input to S3 (and, `created`, after its create
     reached the API too): its steps recorded, its job unrecorded."""
-    actor = w.current_actor()
-    backend = _backend(w)
-    params: dict[str, Any] = backend.codec.encode_request(actor.request(prompt))
-    custom_id = w.custom_id(key)
-    ledger = w.ledger()
-    now = w.clock.now()
-    dead = "host:999999:dead"
-    ledger.claim(
-        [NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=MODEL, params=params)],
-        owner=dead,
-        until=now - 1,
-        now=now,
-    )
-    batch_id = "lt_0123456789abcdef0123456789abcdef"
-    body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+    dead = dead_program(w, key, prompt, "lt_0123456789abcdef0123456789abcdef", backend=_backend(w), model=MODEL)
+    batch_id, ledger, body = dead.batch_id, dead.ledger, dead.body
     record = body.decode().replace(f'"modelId":"{MODEL}",', "").encode()
     object_key = "lowtide/input/0123456789abcdef0123456789abcdef.jsonl"
     _client(w, "s3").put_object(Bucket=DEFAULT_BUCKET, Key=object_key, Body=record)

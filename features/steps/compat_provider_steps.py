@@ -9,8 +9,9 @@ import importlib
 from collections import Counter
 
 import openai
+from _batch_providers import dead_program
 from _compat_apis import CompatApi
-from _support import World, dead_intent, emulated_reply_to, names, set_env, world, yaml_doc
+from _support import World, emulated_reply_to, names, set_env, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from step_context import Context, given, then, when
@@ -18,7 +19,6 @@ from step_context import Context, given, then, when
 from lowtide import ActorResponse, BatchProcessingMode
 from lowtide.calls import parking
 from lowtide.emulator import Emulator
-from lowtide.ledger.store import NewRequest, stored_json
 
 # -- the emulated account ---------------------------------------------------------------------------------------------
 
@@ -134,23 +134,8 @@ def step_compat_fault(context: Context, api: CompatApi, status: int) -> None:
 
 def _orphan(w: World, api: CompatApi, key: str, prompt: str) -> tuple[str, str]:
     """An intent of a dead program for `key` in the ledger, its input file uploaded and recorded as its step."""
-    actor = w.current_actor()
-    backend = actor.batch_backend()
-    params = backend.codec.encode_request(actor.request(prompt))
-    custom_id = w.custom_id(key)
-    ledger = w.ledger()
-    now = w.clock.now()
-    dead = "host:999999:dead"
-    model = backend.codec.model_of(params)
-    ledger.claim(
-        [NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=model, params=params)],
-        owner=dead,
-        until=now - 1,
-        now=now,
-    )
-    intent = f"lt_orphaned_{api.name}_intent"
-    body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(dead_intent(intent, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+    dead = dead_program(w, key, prompt, f"lt_orphaned_{api.name}_intent")
+    intent, ledger, body = dead.batch_id, dead.ledger, dead.body
     file_id = w.run(api.upload(w, intent, body))
     ledger.record_create_step(intent, api.input_file_step, file_id)
     return intent, file_id

@@ -9,17 +9,15 @@ import uuid
 from collections import Counter
 from typing import Protocol, cast
 
-from _support import World, dead_intent, names, world
+from _batch_providers import assert_cancelled_unanswered, assert_priced, dead_program
+from _support import World, names, world
 from behave.model import Scenario
 from fireworks_steps import FIREWORKS_ACCOUNT
 from step_context import Context, given, then
 
 from lowtide import ActorResponse, BatchProcessingMode
 from lowtide.core.clock import SystemClock
-from lowtide.cost.pricing import cost_of
 from lowtide.emulator.fireworks.emulation import FireworksEmulation
-from lowtide.ledger.store import NewRequest, stored_json
-from lowtide.providers import Phase, ResultLine
 from lowtide.providers.fireworks.batch_backend import DATASET_STEP, FireworksBatchBackend
 
 _MODEL = "accounts/fireworks/models/gpt-oss-20b"
@@ -53,15 +51,7 @@ def step_sent_once(context: Context, keys: str) -> None:
 def step_batch_priced(context: Context) -> None:
     w = world(context)
     answers = [a for a in w.asked.values() if isinstance(a, ActorResponse)] or [w.answer()]
-    for answer in answers:
-        cost, usage = answer.cost, answer.usage
-        assert cost is not None, answer
-        expected = cost_of(usage, _MODEL, mode=BatchProcessingMode.BATCH, provider="fireworks")
-        assert expected is not None, usage
-        assert cost.total_usd == expected.total_usd, (cost, expected)
-        assert cost.pricing == "batch", cost
-        assert cost.total_usd > 0, cost
-        assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
+    assert_priced(answers, _MODEL, "fireworks", BatchProcessingMode.BATCH)
 
 
 @then("Fireworks' job is named for lowtide's intent and its {count:d} requests, in the actor's account")
@@ -84,19 +74,7 @@ def step_jobs(context: Context, count: int) -> None:
 
 @then("Fireworks' deleted job has ended with {canceled:d} request canceled and none answered")
 def step_deleted(context: Context, canceled: int) -> None:
-    w = world(context)
-    [recorded] = w.ledger().batches()
-    backend = w.current_actor().batch_backend()
-    batch = w.run(backend.retrieve(recorded.provider_batch_id or ""))
-    assert batch.phase is Phase.ENDED, batch
-    assert batch.cancel_requested, batch
-    assert (batch.counts.canceled, batch.counts.succeeded) == (canceled, 0), batch.counts
-    lines: list[ResultLine] = []
-    w.run(backend.stream_results(batch, lambda line: lines.append(line) if isinstance(line, dict) else None))
-    assert lines == [], lines
-    unanswered = backend.unanswered_line(batch, w.custom_id("high"))
-    assert unanswered is not None, batch
-    assert unanswered["error"]["code"] == "batch_cancelled", unanswered
+    assert_cancelled_unanswered(world(context), canceled, "high")
 
 
 class _Died(Exception):
@@ -109,19 +87,10 @@ class _Died(Exception):
 )
 def step_orphan_dataset(context: Context, key: str, prompt: str) -> None:
     w = world(context)
-    actor = w.current_actor()
-    backend = actor.batch_backend()
+    backend = w.current_actor().batch_backend()
     assert isinstance(backend, FireworksBatchBackend), backend
-    params = backend.codec.encode_request(actor.request(prompt))
-    custom_id = w.custom_id(key)
-    ledger = w.ledger()
-    now = w.clock.now()
-    dead = "host:999999:dead"
-    request = NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=_MODEL, params=params)
-    ledger.claim([request], owner=dead, until=now - 1, now=now)
-    intent = f"lt_{uuid.uuid4().hex}"
-    body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(dead_intent(intent, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+    dead = dead_program(w, key, prompt, f"lt_{uuid.uuid4().hex}", backend=backend, model=_MODEL)
+    intent, ledger, body = dead.batch_id, dead.ledger, dead.body
 
     class Steps:
         async def done(self, step: str, value: str) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
 
 import httpx2
-from _support import API_KEY, World, dead_intent, names, set_env, world, yaml_doc
+from _batch_providers import assert_batch_priced, dead_program, later_result
+from _support import API_KEY, World, names, set_env, world, yaml_doc
 from google import genai
 from google.genai import types
 from step_context import Context, given, then, when
@@ -17,7 +17,6 @@ from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
 from lowtide.calls import parking
 from lowtide.emulator.core.faults import garble_kind
 from lowtide.emulator.gemini.emulation import GeminiEmulation
-from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.gemini import GeminiBatchProvider
 from lowtide.providers.gemini.batch_backend import (
     INPUT_FILE_STEP,
@@ -166,32 +165,17 @@ def step_gemini_fail_next(context: Context, route: str, status: int) -> None:
 )
 def step_gemini_orphan_intent(context: Context, key: str, prompt: str) -> None:
     w = world(context)
-    actor = w.current_actor()
-    backend = _backend(w)
-    params: dict[str, Any] = backend.codec.encode_request(actor.request(prompt))
-    custom_id = w.custom_id(key)
-    ledger = w.ledger()
-    now = w.clock.now()
-    dead = "host:999999:dead"
-    model = backend.codec.model_of(params)
-    ledger.claim(
-        [NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=model, params=params)],
-        owner=dead,
-        until=now - 1,
-        now=now,
-    )
-    batch_id = "lt_0123456789abcdef0123456789abcdef"
-    body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+    dead = dead_program(w, key, prompt, "lt_0123456789abcdef0123456789abcdef", backend=_backend(w))
+    batch_id, ledger = dead.batch_id, dead.ledger
 
     async def upload() -> str:
         config: types.UploadFileConfigDict = {"mime_type": "application/jsonl"}
-        uploaded = await w.client.aio.files.upload(file=io.BytesIO(body), config=config)
+        uploaded = await w.client.aio.files.upload(file=io.BytesIO(dead.body), config=config)
         assert uploaded.name is not None
         return uploaded.name
 
     file_name = w.run(upload())
-    ledger.record_create_step(batch_id, MODEL_STEP, model)
+    ledger.record_create_step(batch_id, MODEL_STEP, dead.model)
     ledger.record_create_step(batch_id, INPUT_FILE_STEP, file_name)
     w.witnessed["orphan"] = [batch_id, file_name]
     w.emu.calls.clear()
@@ -221,12 +205,7 @@ def step_gemini_park_in_program(context: Context, prompt: str, key: str) -> None
 @when('a later Gemini program waits for the result of "{key}"')
 def step_gemini_later_result(context: Context, key: str) -> None:
     w = world(context)
-    actor = _program_actor(w)
-    w.error = None
-    try:
-        w.response = w.in_program(lambda: actor.result(key))
-    except ActorError as exc:
-        w.response, w.error = None, exc
+    later_result(w, _program_actor(w), key)
 
 
 def _provider(w: World) -> GeminiBatchProvider:
@@ -292,17 +271,7 @@ def step_gemini_resumed(context: Context) -> None:
 
 @then("every Gemini answer was priced at batch prices, half the live equivalent")
 def step_gemini_batch_priced(context: Context) -> None:
-    w = world(context)
-    outcomes = list(w.asked.values()) or [w.answer()]
-    for outcome in outcomes:
-        assert isinstance(outcome, ActorResponse), outcome
-        cost = outcome.cost
-        assert cost is not None, outcome
-        assert cost.pricing == "batch", cost
-        assert cost.total_usd > 0, cost
-        assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
-        assert outcome.provider == "gemini", outcome
-        assert outcome.usage.output_tokens > 0, outcome
+    assert_batch_priced(world(context), "gemini", output=True)
 
 
 @then('the Gemini batch job ended "{state}", still listed by the API')

@@ -5,11 +5,12 @@ would build it."""
 from __future__ import annotations
 
 import httpx2
+from _batch_providers import later_result
 from _support import API_KEY, World, set_env, world, yaml_doc
 from mistralai.client import Mistral
 from step_context import Context, given, then, when
 
-from lowtide import Actor, ActorError
+from lowtide import Actor
 from lowtide.calls import parking
 
 
@@ -58,13 +59,7 @@ def step_mistral_collect(context: Context) -> None:
 @when('a later Mistral program waits for the result of "{key}"')
 def step_mistral_later_result(context: Context, key: str) -> None:
     w = world(context)
-    actor = _program_actor(w)
-
-    w.error = None
-    try:
-        w.response = w.in_program(lambda: actor.result(key))
-    except ActorError as exc:
-        w.response, w.error = None, exc
+    later_result(w, _program_actor(w), key)
 
 
 @given("an emulated Mistral API served on a socket, whose jobs take {seconds:g} seconds")

@@ -10,9 +10,10 @@ from decimal import Decimal
 from typing import Any
 
 import httpx2
+from _batch_providers import assert_batch_priced, dead_program
 from _mistral_support import Recording, canned, unreachable
 from _mistral_support import sent as _sent
-from _support import API_KEY, World, dead_intent, names, remember_env, set_env, world, yaml_doc
+from _support import API_KEY, World, names, remember_env, set_env, world, yaml_doc
 from genai_prices import Usage as PricedUsage
 from genai_prices import calc_price
 from mistralai.client import Mistral, models
@@ -22,7 +23,6 @@ from step_context import Context, given, then, when
 from lowtide import ActorResponse, BatchProcessingMode
 from lowtide.emulator import Emulator, RateLimits
 from lowtide.emulator.mistral.emulation import MistralEmulation
-from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers import Phase
 from lowtide.providers.mistral import MistralBatchProvider
 from lowtide.providers.mistral.batch_backend import (
@@ -125,23 +125,8 @@ def _orphan(context: Context, key: str, prompt: str, *, created: bool, uploaded:
     """A dead program's intent for `key` in the ledger: its input file uploaded (and recorded as a step), and its
     job created (under the intent's metadata), as far as the program got before it died."""
     w = world(context)
-    actor = w.current_actor()
-    backend = _backend(w)
-    params: dict[str, Any] = backend.codec.encode_request(actor.request(prompt))
-    custom_id = w.custom_id(key)
-    ledger = w.ledger()
-    now = w.clock.now()
-    dead = "host:999999:dead"
-    model = backend.codec.model_of(params)
-    ledger.claim(
-        [NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=model, params=params)],
-        owner=dead,
-        until=now - 1,
-        now=now,
-    )
-    intent = "lt_0123456789abcdef0123456789abcdef"
-    body = backend.codec.encode([(custom_id, stored_json(params))])
-    ledger.record_intent(dead_intent(intent, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+    dead = dead_program(w, key, prompt, "lt_0123456789abcdef0123456789abcdef", backend=_backend(w))
+    intent, ledger, model, body = dead.batch_id, dead.ledger, dead.model, dead.body
     client = _client(w)
     file_id = ""
     if uploaded:
@@ -242,17 +227,7 @@ def step_mistral_resumed(context: Context) -> None:
 
 @then("every Mistral answer was priced at batch prices, half the live equivalent")
 def step_mistral_batch_priced(context: Context) -> None:
-    w = world(context)
-    outcomes = list(w.asked.values()) or [w.answer()]
-    for outcome in outcomes:
-        assert isinstance(outcome, ActorResponse), outcome
-        cost = outcome.cost
-        assert cost is not None, outcome
-        assert cost.pricing == "batch", cost
-        assert cost.total_usd > 0, cost
-        assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
-        assert outcome.provider == "mistral", outcome
-        assert outcome.usage.output_tokens > 0, outcome
+    assert_batch_priced(world(context), "mistral", output=True)
 
 
 @then('every Mistral batch job ended "{status}"')

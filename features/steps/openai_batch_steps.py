@@ -7,17 +7,16 @@ from collections import Counter
 from decimal import Decimal
 from typing import Any
 
+from _batch_providers import dead_after_openai_upload, later_result
 from _openai_provider_support import RESPONSE_MODELS, openai_client
-from _support import World, dead_intent, emulated_reply_to, names, world
+from _support import World, emulated_reply_to, names, world
 from step_context import Context, given, then, when
 
-from lowtide import Actor, ActorError, ActorResponse, BatchProcessingMode
+from lowtide import Actor, ActorResponse, BatchProcessingMode
 from lowtide.bulk.outputs.results import RunResult
 from lowtide.bulk.planning.batches import RunPlan
 from lowtide.calls import parking
-from lowtide.ledger.store import NewRequest, stored_json
 from lowtide.providers.openai import OpenAIBatchProvider
-from lowtide.providers.openai.batch_backend import ENDPOINT_STEP, INPUT_FILE_STEP
 from lowtide.providers.openai.remote import INTENT_KEY
 
 
@@ -65,37 +64,7 @@ def step_openai_batch_limit(context: Context, count: int) -> None:
     " that died before creating the batch"
 )
 def step_openai_orphan_intent(context: Context, key: str, prompt: str) -> None:
-    w = world(context)
-    actor = w.current_actor()
-    backend = actor.batch_backend()
-    params = backend.codec.encode_request(actor.request(prompt))
-    custom_id = w.custom_id(key)
-    ledger = w.ledger()
-    now = w.clock.now()
-    dead = "host:999999:dead"
-    ledger.claim(
-        [
-            NewRequest(
-                key=key, custom_id=custom_id, actor=actor.name, model=backend.codec.model_of(params), params=params
-            )
-        ],
-        owner=dead,
-        until=now - 1,
-        now=now,
-    )
-    batch_id = "lt_orphaned_openai_intent"
-    body = backend.codec.encode([(custom_id, _json(params))])
-    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
-
-    async def upload() -> str:
-        uploaded = await w.client.files.create(file=("orphan.jsonl", body, "application/jsonl"), purpose="batch")
-        return uploaded.id
-
-    file_id = w.run(upload())
-    ledger.record_create_step(batch_id, ENDPOINT_STEP, "/v1/responses")
-    ledger.record_create_step(batch_id, INPUT_FILE_STEP, file_id)
-    w.witnessed["orphan"] = [batch_id, file_id]
-    w.emu.calls.clear()
+    dead_after_openai_upload(world(context), key, prompt, "lt_orphaned_openai_intent", "/v1/responses")
 
 
 @given("that input file was deleted since")
@@ -104,10 +73,6 @@ def step_openai_orphan_file_gone(context: Context) -> None:
     _, file_id = w.witnessed["orphan"]
     w.run(w.client.files.delete(file_id))
     w.emu.calls.clear()
-
-
-def _json(params: dict[str, Any]) -> str:
-    return stored_json(params)
 
 
 # -- calls ------------------------------------------------------------------------------------------------------------
@@ -130,12 +95,7 @@ def step_openai_park_in_program(context: Context, prompt: str, key: str) -> None
 @when('a later program waits for the result of "{key}"')
 def step_openai_later_result(context: Context, key: str) -> None:
     w = world(context)
-    actor = _program_actor(w)
-    w.error = None
-    try:
-        w.response = w.in_program(lambda: actor.result(key))
-    except ActorError as exc:
-        w.response, w.error = None, exc
+    later_result(w, _program_actor(w), key)
 
 
 @when("the actor {what:w} a bulk run of {count:d} prompts, {size:d} to a batch")

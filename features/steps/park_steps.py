@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from _batch_providers import later_result
 from _support import (
     API_KEY,
     World,
@@ -125,12 +126,7 @@ def step_wait_result(context: Context, key: str) -> None:
 @when('a new program\'s actor "{name}" waits for the result of "{key}"')
 def step_new_program_result(context: Context, name: str, key: str) -> None:
     w = world(context)
-    actor = new_program_actor(w, name)
-    w.error = None
-    try:
-        w.response = w.in_program(lambda: actor.result(key))
-    except ActorError as exc:
-        w.response, w.error = None, exc
+    later_result(w, new_program_actor(w, name), key)
 
 
 @given("the API's batches take {seconds:g} seconds from now on")

@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from _support import World, dead_intent, world, yaml_doc
+from _batch_providers import assert_batch_priced, dead_program
+from _support import World, world, yaml_doc
 from step_context import Context, given, then, when
 
-from lowtide import ActorResponse
 from lowtide.emulator.vertex.emulation import VertexEmulation
-from lowtide.ledger.store import NewRequest
 from lowtide.providers.gemini.batch_backend import display_name
 from lowtide.providers.vertex.batch_backend import INPUT_FILE_STEP, MODEL_STEP, VertexBatchBackend
 
@@ -101,15 +100,7 @@ def step_vertex_bucket(context: Context, prefix: str) -> None:
 
 @then("every Vertex answer was priced at batch prices, half the live equivalent")
 def step_vertex_batch_priced(context: Context) -> None:
-    w = world(context)
-    for outcome in list(w.asked.values()) or [w.answer()]:
-        assert isinstance(outcome, ActorResponse), outcome
-        cost = outcome.cost
-        assert cost is not None, outcome
-        assert cost.pricing == "batch", cost
-        assert cost.total_usd > 0, cost
-        assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
-        assert outcome.provider == "vertex", outcome
+    assert_batch_priced(world(context), "vertex")
 
 
 def _backend(w: World) -> VertexBatchBackend:
@@ -124,28 +115,17 @@ def _backend(w: World) -> VertexBatchBackend:
 )
 def step_vertex_orphan_intent(context: Context, key: str, prompt: str) -> None:
     w = world(context)
-    actor = w.current_actor()
-    backend = _backend(w)
-    params: dict[str, Any] = backend.codec.encode_request(actor.request(prompt))
-    custom_id = w.custom_id(key)
-    ledger = w.ledger()
-    now = w.clock.now()
-    dead = "host:999999:dead"
-    model = backend.codec.model_of(params)
-    ledger.claim(
-        [NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=model, params=params)],
-        owner=dead,
-        until=now - 1,
-        now=now,
-    )
-    batch_id = "lt_0123456789abcdef0123456789abcdef"
-    line = {"key": custom_id, "request": {name: value for name, value in params.items() if name != "model"}}
-    body = json.dumps(line).encode() + b"\n"
-    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+
+    def line(custom_id: str, params: dict[str, Any]) -> bytes:
+        request = {name: value for name, value in params.items() if name != "model"}
+        return json.dumps({"key": custom_id, "request": request}).encode() + b"\n"
+
+    dead = dead_program(w, key, prompt, "lt_0123456789abcdef0123456789abcdef", backend=_backend(w), body=line)
+    batch_id = dead.batch_id
     uri = f"gs://{BUCKET}/lowtide/{batch_id}/input.jsonl"
-    _vertex(w).storage.put(BUCKET, f"lowtide/{batch_id}/input.jsonl", body, now=now)
-    ledger.record_create_step(batch_id, MODEL_STEP, model)
-    ledger.record_create_step(batch_id, INPUT_FILE_STEP, uri)
+    _vertex(w).storage.put(BUCKET, f"lowtide/{batch_id}/input.jsonl", dead.body, now=w.clock.now())
+    dead.ledger.record_create_step(batch_id, MODEL_STEP, dead.model)
+    dead.ledger.record_create_step(batch_id, INPUT_FILE_STEP, uri)
     w.witnessed["orphan"] = [batch_id, uri]
     w.emu.calls.clear()
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections import Counter
 
 import httpx2
+from _batch_providers import assert_cancelled_unanswered, assert_priced
 from _support import World, names, set_env, world
 from step_context import Context, given, then
 
 from lowtide import BatchProcessingMode
-from lowtide.cost.pricing import cost_of
 from lowtide.emulator import Emulator
 from lowtide.emulator.xai.emulation import XaiEmulation
-from lowtide.providers import Phase, ResultLine
 
 XAI_KEY = "xai-lowtide-scenario-secret-3b7e"
 """The key in XAI_API_KEY: distinctive, so that a leak into the ledger or a message is caught."""
@@ -86,17 +85,7 @@ def step_sent_once(context: Context, keys: str) -> None:
 def _priced(w: World, mode: BatchProcessingMode) -> None:
     answers = [w.answer()] if w.response is not None else [a for a in w.asked.values() if hasattr(a, "cost")]
     assert answers, "no answer"
-    for answer in answers:
-        cost = getattr(answer, "cost", None)
-        usage = getattr(answer, "usage", None)
-        assert cost is not None, answer
-        assert usage is not None, answer
-        expected = cost_of(usage, "grok-3-mini", mode=mode, provider="xai")
-        assert expected is not None, usage
-        assert cost.total_usd == expected.total_usd, (cost, expected)
-        assert cost.pricing == mode.value, cost
-        if mode is BatchProcessingMode.BATCH:
-            assert cost.total_usd * 2 == cost.live_equivalent_usd, cost
+    assert_priced(answers, "grok-3-mini", "xai", mode)
 
 
 @then("every answer was priced at xAI's batch prices, half of its live ones")
@@ -137,16 +126,4 @@ def step_two_batches(context: Context, count: int) -> None:
 
 @then("once the cancel has settled, xAI's batch has ended with {canceled:d} request canceled and none answered")
 def step_cancel_settled(context: Context, canceled: int) -> None:
-    w = world(context)
-    [recorded] = w.ledger().batches()
-    backend = w.current_actor().batch_backend()
-    batch = w.run(backend.retrieve(recorded.provider_batch_id or ""))
-    assert batch.phase is Phase.ENDED, batch
-    assert batch.cancel_requested, batch
-    assert (batch.counts.canceled, batch.counts.succeeded) == (canceled, 0), batch.counts
-    lines: list[ResultLine] = []
-    w.run(backend.stream_results(batch, lambda line: lines.append(line) if isinstance(line, dict) else None))
-    assert lines == [], lines
-    unanswered = backend.unanswered_line(batch, w.custom_id("high"))
-    assert unanswered is not None, batch
-    assert unanswered["error"]["code"] == "batch_cancelled", unanswered
+    assert_cancelled_unanswered(world(context), canceled, "high")

@@ -13,16 +13,14 @@ from typing import ClassVar
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import Response
 
 from lowtide.emulator.core.account import SectionedEmulation
-from lowtide.emulator.core.emulation import ErrorHandler, RouteRow, Shared
-from lowtide.emulator.core.errors import ApiError
+from lowtide.emulator.core.emulation import RouteRow, Shared
 from lowtide.emulator.core.webhooks import WebhookSender
 from lowtide.emulator.gemini.backend import GeminiBackend
 from lowtide.emulator.gemini.batch_routes import file_and_batch_routes
 from lowtide.emulator.gemini.batches import GeminiBatchStore
-from lowtide.emulator.gemini.errors import GeminiError, from_api_error, gemini_error_response
+from lowtide.emulator.gemini.errors import GoogleErrors
 from lowtide.emulator.gemini.files import GeminiFileStore
 from lowtide.emulator.gemini.http import authenticate, is_gemini_caller
 from lowtide.emulator.gemini.routes import VERSIONS, gemini_routes
@@ -31,7 +29,7 @@ from lowtide.emulator.gemini.state import GeminiStateCodec, restore
 __all__ = ["GeminiEmulation"]
 
 
-class GeminiEmulation(SectionedEmulation[GeminiBackend]):
+class GeminiEmulation(GoogleErrors, SectionedEmulation[GeminiBackend]):
     """The emulated Gemini API account (`emulator.emulation(GeminiEmulation)`)."""
 
     name = "gemini"
@@ -100,15 +98,6 @@ class GeminiEmulation(SectionedEmulation[GeminiBackend]):
 
     def claims(self, headers: Headers) -> bool:
         return is_gemini_caller(headers)
-
-    def translate(self, error: ApiError) -> Exception:
-        return from_api_error(error)
-
-    def error_response(self, request: Request, error: Exception) -> Response:
-        return gemini_error_response(request, error)
-
-    def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
-        return {GeminiError: gemini_error_response}
 
     def batch_count(self) -> int:
         return len(self.backend.batches)

@@ -4,7 +4,7 @@ that carries one from the emulator's logic to its HTTP layer."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -161,3 +161,17 @@ def gemini_error_response(request: Request, error: Exception) -> Response:
         # A resumable upload's calls always say where the upload stands: the SDK retries one whose answer does not.
         headers["x-goog-upload-status"] = "final"
     return JSONResponse({"error": error.error()}, status_code=error.code, headers=headers)
+
+
+class GoogleErrors:
+    """What an emulation that answers in Google's error shape says of its errors (the Gemini API's and Vertex AI's:
+    a mixin before `Emulation` in their bases)."""
+
+    def translate(self, error: ApiError) -> Exception:
+        return from_api_error(error)
+
+    def error_response(self, request: Request, error: Exception) -> Response:
+        return gemini_error_response(request, error)
+
+    def exception_handlers(self) -> Mapping[type[Exception], Callable[[Request, Exception], Response]]:
+        return {GeminiError: gemini_error_response}

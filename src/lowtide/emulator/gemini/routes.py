@@ -15,9 +15,10 @@ from lowtide.emulator.core.endpoints import waiter
 from lowtide.emulator.core.http import Answer, Streamed, read_json, request_id
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
 from lowtide.emulator.core.ratelimits import BucketState, QuotaStyle, RateLimits
-from lowtide.emulator.gemini.catalogue import GeminiModel, listed, model_info, served
+from lowtide.emulator.gemini.catalogue import listed, model_info
 from lowtide.emulator.gemini.http import gemini_key
 from lowtide.emulator.gemini.model import generate, input_tokens, stream_chunks
+from lowtide.emulator.gemini.model_calls import ModelCalls
 from lowtide.emulator.gemini.request import read_call
 from lowtide.emulator.gemini.wire import GenerateContentResponse
 from lowtide.http.sse import compact, data_line
@@ -25,7 +26,6 @@ from lowtide.http.sse import compact, data_line
 __all__ = ["QUOTAS", "VERSIONS", "gemini_routes"]
 
 VERSIONS = ("v1beta", "v1")
-_MAX_REQUEST_BYTES = 20 * 1024 * 1024
 
 
 def _buckets(limits: RateLimits) -> dict[str, int | None]:
@@ -57,15 +57,9 @@ def gemini_routes(shared: Shared) -> list[RouteRow]:
     return rows
 
 
-class _GeminiApi:
-    def __init__(self, shared: Shared) -> None:
-        self._shared = shared
-
-    def _model(self, request: Request) -> GeminiModel:
-        path = request.url.path
-        method = path.rpartition(":")[2] if ":" in path else "generateContent"
-        name = str(request.path_params["model_id"])
-        return served(name, self._shared.settings.extra_models, path.split("/")[1], method)
+class _GeminiApi(ModelCalls):
+    def _limit(self) -> int:
+        return self._shared.settings.max_request_bytes or self.max_bytes
 
     async def list_models(self, request: Request) -> Answer:
         query = request.query_params
@@ -79,9 +73,7 @@ class _GeminiApi:
         return cast(JsonObject, model_info(self._model(request)))
 
     async def _answer(self, request: Request) -> GenerateContentResponse:
-        model = self._model(request)
-        limit = self._shared.settings.max_request_bytes or _MAX_REQUEST_BYTES
-        call = read_call(await read_json(request, limit), model)
+        call = await self._call(request)
         shared = self._shared
         now = shared.clock.now()
         prompt = input_tokens(call)
@@ -101,9 +93,6 @@ class _GeminiApi:
             await waiter(shared.clock, request)(latency.of(output))
         return response
 
-    async def generate_content(self, request: Request) -> Answer:
-        return cast(JsonObject, await self._answer(request))
-
     async def stream_generate_content(self, request: Request) -> Answer:
         response = await self._answer(request)
         if request.query_params.get("alt") == "sse":
@@ -112,7 +101,7 @@ class _GeminiApi:
 
     async def count_tokens(self, request: Request) -> Answer:
         model = self._model(request)
-        body = as_object(await read_json(request, self._shared.settings.max_request_bytes or _MAX_REQUEST_BYTES)) or {}
+        body = as_object(await read_json(request, self._limit())) or {}
         inner = as_object(body.get("generateContentRequest"))
         if inner is not None:
             inner = {key: value for key, value in inner.items() if key != "model"}

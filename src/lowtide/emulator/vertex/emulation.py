@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from starlette.requests import Request
-from starlette.responses import Response
 
-from lowtide.emulator.core.emulation import Emulation, ErrorHandler, RouteRow, Shared
-from lowtide.emulator.core.errors import ApiError
-from lowtide.emulator.gemini.errors import GeminiError, from_api_error, gemini_error_response
+from lowtide.emulator.core.emulation import Emulation, RouteRow, Shared
+from lowtide.emulator.gemini.errors import GeminiError, GoogleErrors
 from lowtide.emulator.vertex.jobs import VertexJobs, job_routes
 from lowtide.emulator.vertex.models import bearer, vertex_model_routes
 from lowtide.emulator.vertex.storage import ObjectStore, storage_routes
@@ -30,7 +28,7 @@ _NO_TOKEN = (
 )
 
 
-class VertexEmulation(Emulation):
+class VertexEmulation(GoogleErrors, Emulation):
     """The emulated Vertex AI project (`emulator.emulation(VertexEmulation)`)."""
 
     name = "vertex"
@@ -81,12 +79,3 @@ class VertexEmulation(Emulation):
             return  # google-cloud-storage sends no credentials to an emulator (STORAGE_EMULATOR_HOST)
         if not bearer(request):
             raise GeminiError(401, _NO_TOKEN)
-
-    def translate(self, error: ApiError) -> Exception:
-        return from_api_error(error)
-
-    def error_response(self, request: Request, error: Exception) -> Response:
-        return gemini_error_response(request, error)
-
-    def exception_handlers(self) -> Mapping[type[Exception], ErrorHandler]:
-        return {GeminiError: gemini_error_response}

@@ -1,27 +1,25 @@
 """Vertex AI's Gemini routes: `generateContent`, `streamGenerateContent` and `countTokens` under a project and a
 location, and the publisher's models, under both versions google-genai calls on Vertex (`v1beta1`, its default, and
 `v1`). Vertex serves Gemini's models with Gemini's bodies: the answers are the Gemini emulation's own, read and
-written by its functions (Vertex is another door to the same model, as a compatible API is a dialect of OpenAI's)."""
+written by its functions, its calls read and answered by Gemini's `ModelCalls` (Vertex is another door to the same
+model, as a compatible API is a dialect of OpenAI's)."""
 
 from __future__ import annotations
-
-from typing import cast
 
 from starlette.requests import Request
 
 from lowtide.emulator.core.emulation import RouteRow, Shared
-from lowtide.emulator.core.http import Answer, Streamed, read_json, request_id
+from lowtide.emulator.core.http import Answer, Streamed, read_json
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
-from lowtide.emulator.gemini.catalogue import MODELS, GeminiModel, served
-from lowtide.emulator.gemini.model import generate, input_tokens, stream_chunks
+from lowtide.emulator.gemini.catalogue import MODELS, GeminiModel
+from lowtide.emulator.gemini.model import input_tokens, stream_chunks
+from lowtide.emulator.gemini.model_calls import ModelCalls
 from lowtide.emulator.gemini.request import read_call
-from lowtide.emulator.gemini.wire import GenerateContentResponse
 from lowtide.http.sse import data_line
 
 __all__ = ["VERSIONS", "bearer", "publisher_model", "vertex_model_routes"]
 
 VERSIONS = ("v1beta1", "v1")
-_MAX_REQUEST_BYTES = 30 * 1024 * 1024
 _PLACE = "projects/{project}/locations/{location}"
 
 
@@ -57,23 +55,8 @@ def publisher_model(model: GeminiModel) -> JsonObject:
     }
 
 
-class _Models:
-    def __init__(self, shared: Shared) -> None:
-        self._shared = shared
-
-    def _model(self, request: Request) -> GeminiModel:
-        path = request.url.path
-        method = path.rpartition(":")[2] if ":" in path else "generateContent"
-        name = str(request.path_params["model_id"])
-        return served(name, self._shared.settings.extra_models, path.split("/")[1], method)
-
-    async def _answer(self, request: Request) -> GenerateContentResponse:
-        call = read_call(await read_json(request, _MAX_REQUEST_BYTES), self._model(request))
-        shared = self._shared
-        return generate(call, request_id(request), cache=shared.cache, now=shared.clock.now())
-
-    async def generate_content(self, request: Request) -> Answer:
-        return cast(JsonObject, await self._answer(request))
+class _Models(ModelCalls):
+    max_bytes = 30 * 1024 * 1024
 
     async def stream_generate_content(self, request: Request) -> Answer:
         chunks = stream_chunks(await self._answer(request))
@@ -81,7 +64,7 @@ class _Models:
 
     async def count_tokens(self, request: Request) -> Answer:
         model = self._model(request)
-        body = as_object(await read_json(request, _MAX_REQUEST_BYTES)) or {}
+        body = as_object(await read_json(request, self.max_bytes)) or {}
         tokens = input_tokens(read_call(body, model))
         return {"totalTokens": tokens}
 
