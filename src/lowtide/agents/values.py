@@ -78,6 +78,8 @@ def _first_unstorable(value: Any, path: str) -> tuple[str, str] | None:
     if isinstance(value, list | tuple):
         items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType] - checked item by item below
         for index, item in enumerate(items):
+            if type(item) in _SCALARS:  # (its path not spelt out for nothing)
+                continue
             found = _first_unstorable(item, f"{path}[{index}]")
             if found is not None:
                 return found
@@ -87,6 +89,8 @@ def _first_unstorable(value: Any, path: str) -> tuple[str, str] | None:
         for key, item in entries.items():
             if not isinstance(key, str):
                 return f"{path} key {key!r}", type(key).__qualname__
+            if type(item) in _SCALARS:
+                continue
             found = _first_unstorable(item, f"{path}[{key!r}]")
             if found is not None:
                 return found
