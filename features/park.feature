@@ -43,6 +43,26 @@ Feature: Parking calls, and seeing, collecting and cancelling them from the ledg
       | state | waiting-on-batch |
     And the ledger's record of "plan-issue-43" was read at most 4 times
 
+  Scenario: Prompts parked together are checked by the provider once, and each is handed its ticket once its batch exists
+    When the actor parks 30 numbered prompts at once, its provider's pre-send checks counted
+    Then the provider's pre-send checks ran 1 time
+    And the API committed 1 batch
+    And each of the 30 calls was handed a ticket of that one batch, waiting on it
+    When the actor parks 5 numbered prompts at once, its provider's pre-send checks counted
+    Then the provider's pre-send checks ran 0 times
+    And the API committed 1 batch
+
+  Scenario: Prompts parked together for a misspelt model are each refused, and nothing is recorded or sent
+    Given an actor "typo" with:
+      """
+      model: claude-sonet-5-5
+      batch_processing: batch
+      """
+    When the actor parks 3 numbered prompts at once, its provider's pre-send checks counted
+    Then a ConfigurationError is raised
+    And the error names the field "model"
+    And the ledger holds no requests and no batches
+
   Scenario: A ticket is read back from the ledger, without calling the API
     Given the actor parked "Plan issue 42" with the key "plan-issue-42", in a program that then ended
     When the API's call counts are noted

@@ -41,6 +41,10 @@ __all__ = ["AgentContext", "Decision", "InDoubt", "JournaledError", "Parked", "S
 T = TypeVar("T")
 
 
+_RESPONSE = ActorResponse[object]
+"""A replayed turn's answer type, parametrized once (not looked up again for each of thousands of replays)."""
+
+
 class Parked(BaseException):
     """The run waits for the answer of `key`: the agent's coroutine is abandoned here (a `BaseException`, so that
     the agent's own `except Exception` does not swallow it)."""
@@ -190,7 +194,7 @@ class AgentContext:
         if entry.error is not None:
             raise replayed(entry.error)
         if entry.result is not None:
-            response = ActorResponse[object].model_validate_json(entry.result)
+            response = _RESPONSE.model_validate_json(entry.result)
             return parse_response(response, response_model) if response_model is not None else response
         if actor.resolve_mode(mode) is BatchProcessingMode.LIVE:
             limited = self._budgeted(kwargs)

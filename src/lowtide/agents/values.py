@@ -78,6 +78,8 @@ def _first_unstorable(value: Any, path: str) -> tuple[str, str] | None:
     if isinstance(value, list | tuple):
         items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType] - checked item by item below
         for index, item in enumerate(items):
+            if type(item) in _SCALARS:  # (its path not spelt out for nothing)
+                continue
             found = _first_unstorable(item, f"{path}[{index}]")
             if found is not None:
                 return found
@@ -87,11 +89,19 @@ def _first_unstorable(value: Any, path: str) -> tuple[str, str] | None:
         for key, item in entries.items():
             if not isinstance(key, str):
                 return f"{path} key {key!r}", type(key).__qualname__
+            if type(item) in _SCALARS:
+                continue
             found = _first_unstorable(item, f"{path}[{key!r}]")
             if found is not None:
                 return found
         return None
     return path, f"{type(value).__module__}.{type(value).__qualname__}"
+
+
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+"""`json.dumps(value, sort_keys=True, separators=(",", ":"))`, its encoder made once rather than for every value."""
+_FINGERPRINT = json.JSONEncoder(sort_keys=True, default=repr, separators=(",", ":")).encode
+"""The same, anything not JSON by its repr: what a fingerprint digests (the same text as ever: journals keep them)."""
 
 
 def _plain(value: Any) -> Any:
@@ -112,7 +122,7 @@ def _plain(value: Any) -> Any:
 
 def encoded(value: Any) -> str:
     """`value` as the journal stores it (checked storable first by the caller)."""
-    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"))
+    return _ENCODE(_plain(value))
 
 
 def _revived(value: Any) -> Any:
@@ -137,5 +147,5 @@ def decoded(text: str) -> Any:
 
 def fingerprint(*parts: Any) -> str:
     """A digest of what was asked (its parts as JSON, anything else by its repr)."""
-    text = json.dumps(_plain(list(parts)), sort_keys=True, default=repr, separators=(",", ":"))
+    text = _FINGERPRINT(_plain(list(parts)))
     return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -151,7 +151,13 @@ class ActorCalls:
         self, prompt: str | None, key: str | None, max_cost_usd: float | None, arguments: dict[str, Any]
     ) -> Ticket:
         check_call(key, max_cost_usd)
-        await self._actor.ready(BatchProcessingMode.BATCH)
+        if not self._providers.built(BatchProcessingMode.BATCH):  # the first call: its SDK loaded off the event loop
+            await self._actor.ready(BatchProcessingMode.BATCH)
+        if not arguments and isinstance(prompt, str) and max_cost_usd is None and not owned_elsewhere():
+            check_prompt(prompt)
+            path = self.prompts.path(None, BatchProcessingMode.BATCH)
+            if path is not None and path.direct:  # a prompt alone, nothing to budget: from the actor's template
+                return await self.prompts.submit(path, prompt, key)
         request = self._actor.request(prompt, **arguments)
         backend = self._actor.batch_backend()
         call = await self._durable(

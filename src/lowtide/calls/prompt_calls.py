@@ -22,6 +22,7 @@ from lowtide.batching.backend import BatchBackend, Settled
 from lowtide.batching.engine.batch_engine import BatchEngine
 from lowtide.batching.keys import derive_key
 from lowtide.batching.policy import key_twice, other_params, other_request
+from lowtide.batching.tickets import Ticket
 from lowtide.calls.face import ActorFace
 from lowtide.calls.templates import Claim, PromptTemplate
 from lowtide.config.actors import ActorConfiguration, BatchProcessingMode
@@ -234,6 +235,21 @@ class PromptCalls:
             self._claim(engine, template, params_json, key, future=outcome, arrived=arrived)
 
         return claim
+
+    async def submit(self, path: PromptPath, prompt: str, key: str | None) -> Ticket:
+        """`Actor.submit` of a prompt alone, nothing to budget (`path.direct`): its params made from the template as
+        `run`'s are, the provider's pre-send checks made once for the template, not for each call (nor the ledger read
+        to decide: a template that passed them and a call that fits its limits need neither). A key the ledger knows
+        attaches unchecked (checked when it was first made). Returns once its batch exists, as `BatchEngine.submit`."""
+        backend, template = path.backend, path.template
+        engine, params_json, key = self._prompt_call(path, prompt, key)
+        if not (template.checked and template.fits(params_json)) and not await engine.knows(key):
+            await self._checked(backend, template, BatchProcessingMode.BATCH)
+            if not template.fits(params_json):
+                provider = template.provider
+                assert provider is not None
+                await provider.preflight(template.request_of(params_json))
+        return await engine.submit(params_json, key=key, actor=self._actor.name, model=template.model)
 
     async def many(
         self,

@@ -10,6 +10,7 @@ and an actor's `ledger:`), `kinds` the kinds of store by scheme; each store is a
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from pathlib import Path
 
@@ -82,9 +83,12 @@ def open_ledger(
     and `-shm` files. Left to the interpreter's final collection instead, a connection closes at no set time, in no
     set order with its thread.
     """
-    location = path if isinstance(path, LedgerLocation) else ledger_location(path)
+    if path is None:
+        location = _default_location()
+    else:
+        location = path if isinstance(path, LedgerLocation) else ledger_location(path)
+        location = LedgerLocation(location.kind, location.kind.place(location.target))
     kind = location.kind
-    location = LedgerLocation(kind, kind.place(location.target))
     read_only = read_only and kind.opens_read_only
     if own:
         return kind.open(location.target, read_only=read_only)
@@ -97,6 +101,23 @@ def open_ledger(
             atexit.register(close_ledgers)
             _closing_at_exit = True
         return ledger
+
+
+_defaults: dict[tuple[str | None, str | None, str | None, str], LedgerLocation] = {}
+"""The default ledger's place, by what names it (`$LOWTIDE_LEDGER`, `$XDG_STATE_HOME`, `$HOME`, and the working
+directory a relative path is resolved in)."""
+
+
+def _default_location() -> LedgerLocation:
+    """The default ledger's location, placed: resolved once for what names it, not again for each of the thousands of
+    calls that open it (a durable agent's every `start`)."""
+    environ = os.environ
+    named = (environ.get(LEDGER_ENV), environ.get("XDG_STATE_HOME"), environ.get("HOME"), os.getcwd())
+    location = _defaults.get(named)
+    if location is None:
+        found = ledger_location(None)
+        location = _defaults[named] = LedgerLocation(found.kind, found.kind.place(found.target))
+    return location
 
 
 def close_ledgers() -> None:

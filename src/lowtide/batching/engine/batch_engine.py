@@ -102,10 +102,17 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
         return response if response_model is None else self.backend.codec.parse(response, response_model)
 
     async def submit(
-        self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
+        self,
+        params: dict[str, Any] | str,
+        *,
+        key: str,
+        actor: str,
+        worst_case_usd: Decimal | None = None,
+        model: str | None = None,
     ) -> Ticket:
-        """Park one call: return as soon as its batch exists (or its answer is already stored)."""
-        entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd)
+        """Park one call: return as soon as its batch exists (or its answer is already stored). `params` may be their
+        JSON as the ledger stores it (a prompt's template around its prompt), with its `model`."""
+        entered = await self._claim_record(params, key=key, actor=actor, worst_case_usd=worst_case_usd, model=model)
         placed = self._placing()  # taken before the read: a batch placed while the ledger is read is not missed
         # A key claimed just now and queued here is pending and this engine's, as the ledger would say: its batch's
         # create (which this engine makes, and which wakes it) is awaited without reading the ledger first.
@@ -289,12 +296,22 @@ class BatchEngine(Coalescing, Submission, Collection, Lookups, LeftOut):
         await self.ledger.let_go(self.owner)  # what it still held is free for other processes at once
 
     def _claim_record(
-        self, params: dict[str, Any], *, key: str, actor: str, worst_case_usd: Decimal | None = None
+        self,
+        params: dict[str, Any] | str,
+        *,
+        key: str,
+        actor: str,
+        worst_case_usd: Decimal | None = None,
+        model: str | None = None,
     ) -> asyncio.Future[_Entered]:
-        """Claim `key` for `params`; the future gives a new request's outcome future (it is queued here), or the
-        record of a key the ledger already knew. It fails if that key names other params."""
+        """Claim `key` for `params` (of `model`: given with params as JSON); the future gives a new request's outcome
+        future (it is queued here), or the record of a key the ledger already knew. It fails if that key names other
+        params."""
         claimed: asyncio.Future[_Entered] = asyncio.get_running_loop().create_future()
-        self._claim(params, self.backend.codec.model_of(params), key, actor, worst_case_usd, claimed, until_final=False)
+        if model is None:
+            assert not isinstance(params, str), "params as JSON come with their model"
+            model = self.backend.codec.model_of(params)
+        self._claim(params, model, key, actor, worst_case_usd, claimed, until_final=False)
         return claimed
 
     def _claim(
