@@ -6,6 +6,7 @@ route's fastest live venue: only once the API confirmed its request canceled (do
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Mapping
 from typing import Any, Protocol, cast
@@ -19,7 +20,7 @@ from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import BatchRequestCanceled, BatchTimeoutError, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.routing.deadlines import Deadline, DeadlineInput, parse_deadline
-from lowtide.routing.history import batch_history, expected
+from lowtide.routing.history import BatchHistory, batch_history, expected
 from lowtide.routing.routes import Route, choose_route
 from lowtide.routing.venues import LIVE_CALL_SECONDS
 from lowtide.types import ActorResponse
@@ -44,11 +45,17 @@ async def call_route(actor: DeadlineActor, deadline: DeadlineInput | Deadline) -
     backend = (await actor.ready(BatchProcessingMode.BATCH)).batch_backend()
     history = None
     if backend is not None:
-        ledger = actor.existing_ledger()
-        history = batch_history(ledger, backend.codec.name) if ledger is not None else expected(())
+        history = await asyncio.to_thread(_history, actor, backend.codec.name)
     margin = 2 * actor.configuration.batch.poll_interval + CALL_MOVE_MARGIN_SECONDS
     return choose_route(provider.venues(), deadline=due, now=now, batch=history, live_seconds=LIVE_CALL_SECONDS,
                         margin=margin)  # fmt: skip
+
+
+def _history(actor: DeadlineActor, provider: str) -> BatchHistory:
+    """The provider's batch times in the actor's ledger (none without one): read off the event loop, since a remote
+    store's blocking read must not stand the loop still while its other calls hold the store's connections."""
+    ledger = actor.existing_ledger()
+    return batch_history(ledger, provider) if ledger is not None else expected(())
 
 
 def routed(route: Route, options: Mapping[str, Any]) -> tuple[BatchProcessingMode, dict[str, Any]]:
