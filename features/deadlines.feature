@@ -104,6 +104,19 @@ Feature: Deadlines across venues: the cheapest route that makes it, and late wor
     And the calls with the deadline were all answered before it
     And the call without the deadline was answered by its batch, never canceled
 
+  Scenario: run_many with a deadline whose batch is late: the answered kept, only the canceled sent live, in time
+    Given the ledger's history holds 3 batches of this provider that took 60 seconds
+    And the emulated API's batches now take 3 hours
+    When the actor runs 10 prompts "Ebb {n}" with run_many and the deadline "2h"
+    Then every outcome is the emulated reply to its own prompt
+    And the late batch answered some requests before its cancel took, and only those it canceled were sent live, once
+    And run_many returned before its deadline
+
+  Scenario: run_many with a deadline and no history of batches: every request answered live, at once
+    When the actor runs 3 prompts "Ebb {n}" with run_many and the deadline "2h"
+    Then every outcome is the emulated reply to its own prompt
+    And the API received 0 batches and 3 live calls
+
   Scenario: The emulator makes its next batches late when asked over HTTP, and refuses a bad number
     When the emulator is asked over HTTP to make its batches take 10800 seconds
     Then the emulator answered 200 and its batches now take 10800 seconds

@@ -259,6 +259,44 @@ def step_no_hurry(context: Context) -> None:
     assert answer.ids.batch_id is not None, answer
 
 
+@when('the actor runs {count:d} prompts "{template}" with run_many and the deadline "{deadline}"')
+def step_many_deadline(context: Context, count: int, template: str, deadline: str) -> None:
+    w = world(context)
+    _settled(w)
+    prompts = [template.format(n=n) for n in range(count)]
+    w.asked["prompts"] = prompts
+    w.asked["deadline at"] = parse_deadline(deadline, now=w.clock.now()).at
+    w.asked["live before"] = w.emu.calls["messages.create"]
+    w.asked["outcomes"] = w.run(w.current_actor().run_many(prompts, deadline=deadline))
+    w.asked["returned at"] = w.clock.now()
+
+
+@then("every outcome is the emulated reply to its own prompt")
+def step_many_answered(context: Context) -> None:
+    w = world(context)
+    for prompt, outcome in zip(w.asked["prompts"], w.asked["outcomes"], strict=True):
+        assert isinstance(outcome, ActorResponse), outcome
+        assert outcome.text.startswith(emulated_reply_to(prompt)[:40]), (prompt, outcome.text)
+
+
+@then("the late batch answered some requests before its cancel took, and only those it canceled were sent live, once")
+def step_many_moved(context: Context) -> None:
+    w = world(context)
+    [late] = _late_batches(w)
+    counts = late.request_counts
+    assert 0 < counts.succeeded < len(w.asked["prompts"]), counts
+    assert counts.succeeded + counts.canceled == len(w.asked["prompts"]), counts
+    assert w.emu.calls["messages.create"] - w.asked["live before"] == counts.canceled, w.emu.calls
+    by_batch = [o for o in w.asked["outcomes"] if isinstance(o, ActorResponse) and o.ids.batch_id is not None]
+    assert len(by_batch) == counts.succeeded, by_batch
+
+
+@then("run_many returned before its deadline")
+def step_many_on_time(context: Context) -> None:
+    w = world(context)
+    assert w.asked["returned at"] <= w.asked["deadline at"], (w.asked["returned at"], w.asked["deadline at"])
+
+
 @then('the call was refused with a {name} saying "{text}"')
 def step_call_refused(context: Context, name: str, text: str) -> None:
     step_refused(context, name, text)

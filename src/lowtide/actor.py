@@ -388,8 +388,10 @@ class Actor:
         mode: BatchProcessingMode | str | None = None,
         keys: Sequence[str | None] | None = None,
         max_cost_usd: float | None = None,
+        deadline: DeadlineInput | None = None,
     ) -> list[Outcome]:
         """Answer several calls at once; the outcomes in input order, each a response or that request's own error.
+        `deadline` chooses the mode as `run`'s does, for all of them at once (docs/bulk.md, "Deadlines").
 
         In batch mode each call goes through the ledger as `run`'s does, under its key: `keys[i]` (one key or None
         per request), else the request's `custom_id`, else one derived from what it sends. So a key the ledger
@@ -411,6 +413,11 @@ class Actor:
         """
         if self._closed:
             raise ActorClosedError(self.name)
+        if deadline is not None:
+            from lowtide.calls.many_deadline import many_by_deadline
+
+            return await many_by_deadline(self, self.run_many, self.request, requests, mode=mode, keys=keys,
+                                          max_cost_usd=max_cost_usd, deadline=deadline)  # fmt: skip
         await self.ready(mode)
         return await self._many.run(requests, mode=mode, keys=keys, max_cost_usd=max_cost_usd)
 

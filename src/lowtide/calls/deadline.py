@@ -6,7 +6,9 @@ route's fastest live venue: only once the API confirmed its request canceled (do
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import math
 from collections.abc import Mapping
 from typing import Any, Protocol, cast
 
@@ -19,12 +21,12 @@ from lowtide.core.modes import BatchProcessingMode
 from lowtide.errors import BatchRequestCanceled, BatchTimeoutError, ConfigurationError
 from lowtide.ledger.interface import LedgerStore
 from lowtide.routing.deadlines import Deadline, DeadlineInput, parse_deadline
-from lowtide.routing.history import batch_history, expected
+from lowtide.routing.history import BatchHistory, batch_history, expected
 from lowtide.routing.routes import Route, choose_route
 from lowtide.routing.venues import LIVE_CALL_SECONDS
 from lowtide.types import ActorResponse
 
-__all__ = ["CALL_MOVE_MARGIN_SECONDS", "DeadlineActor", "by_deadline", "call_route", "routed"]
+__all__ = ["CALL_MOVE_MARGIN_SECONDS", "DeadlineActor", "by_deadline", "call_route", "fastest", "routed"]
 
 CALL_MOVE_MARGIN_SECONDS = 30.0
 """Besides two polls of the batch, the time a batch route of a call keeps in hand."""
@@ -36,19 +38,27 @@ class DeadlineActor(ActorFace, Protocol):
     def existing_ledger(self) -> LedgerStore | None: ...
 
 
-async def call_route(actor: DeadlineActor, deadline: DeadlineInput | Deadline) -> Route:
-    """The cheapest venue expected to answer one call of `actor` by `deadline` (`ConfigurationError` when none)."""
+async def call_route(actor: DeadlineActor, deadline: DeadlineInput | Deadline, *, calls: int = 1) -> Route:
+    """The cheapest venue expected to answer `calls` calls of `actor` made at once by `deadline` (`ConfigurationError`
+    when none): live, in waves of `live.max_concurrency`."""
     now = actor.clock.now()
     due = parse_deadline(deadline, now=now)
     provider = await actor.ready(BatchProcessingMode.LIVE)
     backend = (await actor.ready(BatchProcessingMode.BATCH)).batch_backend()
     history = None
     if backend is not None:
-        ledger = actor.existing_ledger()
-        history = batch_history(ledger, backend.codec.name) if ledger is not None else expected(())
+        history = await asyncio.to_thread(_history, actor, backend.codec.name)
     margin = 2 * actor.configuration.batch.poll_interval + CALL_MOVE_MARGIN_SECONDS
-    return choose_route(provider.venues(), deadline=due, now=now, batch=history, live_seconds=LIVE_CALL_SECONDS,
-                        margin=margin)  # fmt: skip
+    waves = math.ceil(calls / actor.configuration.live.max_concurrency)
+    return choose_route(provider.venues(), deadline=due, now=now, batch=history,
+                        live_seconds=waves * LIVE_CALL_SECONDS, margin=margin)  # fmt: skip
+
+
+def _history(actor: DeadlineActor, provider: str) -> BatchHistory:
+    """The provider's batch times in the actor's ledger (none without one): read off the event loop, since a remote
+    store's blocking read must not stand the loop still while its other calls hold the store's connections."""
+    ledger = actor.existing_ledger()
+    return batch_history(ledger, provider) if ledger is not None else expected(())
 
 
 def routed(route: Route, options: Mapping[str, Any]) -> tuple[BatchProcessingMode, dict[str, Any]]:
@@ -95,10 +105,10 @@ async def by_deadline(
         return await calls.run(prompt, response_model, chosen, key, max_cost_usd, options)
     except BatchRequestCanceled:
         pass
-    live, moved = routed(_fastest(route), kwargs)
+    live, moved = routed(fastest(route), kwargs)
     return await calls.run(prompt, response_model, live, key, max_cost_usd, moved)
 
 
-def _fastest(route: Route) -> Route:
+def fastest(route: Route) -> Route:
     """`route` with its fallback, the fastest live venue, chosen: where a late call's canceled request moves."""
     return dataclasses.replace(route, chosen=route.fallback, move_at=None)
