@@ -4,6 +4,7 @@ the batch's usual end is far, often around it, each sleep between a quarter of `
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -61,8 +62,9 @@ async def poll_schedule(history: History, record: BatchRecord, settings: BatchSe
 class History:
     """What this ledger's batches alike took (`ledger.batch_times`: of a provider, endpoint and size), each kind read
     once per `_REFRESH_SECONDS` (of the monotonic clock: the reads' cost is real whatever the batch's clock says), and
-    the batches its engine collects meanwhile (`learn`). Read inline: one query per kind and engine every ten minutes,
-    not a thread per read."""
+    the batches its engine collects meanwhile (`learn`). Read in a thread, one query per kind and engine every ten
+    minutes: a remote store's blocking read on the event loop stood the loop still, with the poller's own transactions
+    on it unable to commit, while the store's other connections waited on their rows (a PostgreSQL ledger hung so)."""
 
     def __init__(self, ledger: Batches) -> None:
         self._ledger = ledger
@@ -75,7 +77,8 @@ class History:
         now = time.monotonic()
         read_at = self._read_at.get(kind)
         if read_at is None or now - read_at > _REFRESH_SECONDS:
-            self._durations[kind] = batch_durations(self._ledger, kind)[::-1]  # oldest first, as `learn` appends
+            durations = await asyncio.to_thread(batch_durations, self._ledger, kind)
+            self._durations[kind] = durations[::-1]  # oldest first, as `learn` appends
             self._read_at[kind] = now
         return usual_duration(self._durations[kind])
 

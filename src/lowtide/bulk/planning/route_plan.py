@@ -3,6 +3,7 @@ run's live time and cost (its live plan), before anything is sent."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -109,7 +110,9 @@ async def run_route(run: RoutedRun, prepared: Prepared, deadline: Deadline) -> R
     await actor.ready(BatchProcessingMode.BATCH)
     venues = actor.provider(BatchProcessingMode.BATCH).venues()
     ledger = actor.existing_ledger()
-    history = batch_history(ledger, run.codec.name) if ledger is not None else expected(())
+    # Off the event loop: a remote store's blocking read there stands still the run's other work on the loop,
+    # transactions holding the store's connections included (`lowtide.calls.deadline._history`).
+    history = await asyncio.to_thread(batch_history, ledger, run.codec.name) if ledger is not None else expected(())
     plan = live_plan(run, prepared)
     live = actor.configuration.live
     waves = math.ceil(plan.items / max(1, live.max_concurrency)) if plan.items else 0
