@@ -237,6 +237,39 @@ def _fireworks(base_url: str, api_key: str, timeout: float) -> dict[str, list[st
         client.close()
 
 
+def _openrouter(base_url: str, api_key: str, timeout: float) -> dict[str, list[str]]:
+    """OpenRouter's batches through the openai SDK at its base URL (as OpenRouter documents its API): every batch
+    listed, page after page; each one's results read from the batch itself once it has ended (`GET /batches/{id}`,
+    which the SDK's typed methods do not shape: read as JSON)."""
+    import openai
+
+    client = openai.OpenAI(api_key=api_key, base_url=f"{base_url}/openrouter/api/v1", max_retries=2)
+    ended = ("completed", "failed", "expired", "cancelled")
+
+    def listed() -> list[dict[str, object]]:
+        batches: list[dict[str, object]] = []
+        after: str | None = None
+        while True:
+            params: dict[str, object] = {"limit": 100, **({"after": after} if after else {})}
+            page = client.get("/batches", cast_to=object, options={"params": params})
+            assert isinstance(page, dict), page
+            batches.extend(page.get("data") or [])
+            if not page.get("has_more"):
+                return batches
+            after = str(page["last_id"])
+
+    try:
+        batches = _until_ended(listed, lambda b: b.get("status") in ended, lambda b: str(b.get("id")), timeout)
+        held: dict[str, list[str]] = {}
+        for batch in batches:
+            shown = client.get(f"/batches/{batch['id']}", cast_to=object)
+            assert isinstance(shown, dict), shown
+            held[str(batch["id"])] = [str(result["custom_id"]) for result in shown.get("results") or []]
+        return held
+    finally:
+        client.close()
+
+
 def _custom_ids(texts: list[str], field: str) -> list[str]:
     """The `field` of every line of JSON lines `texts` (a batch's output and error files)."""
     return [json.loads(line)[field] for text in texts for line in text.splitlines() if line.strip()]
@@ -270,4 +303,5 @@ AUDITS: dict[str, Audit] = {
     # An OpenAI-compatible endpoint's batches are the emulator's OpenAI batches, audited through the openai SDK.
     "openai_compatible": _openai,
     "fireworks": _fireworks,
+    "openrouter": _openrouter,
 }

@@ -112,3 +112,11 @@ One Fireworks Process Killed At Random Pays Once And Loses No Answer
 Two Fireworks Processes On One Ledger Pay Once And Lose No Answer
     [Tags]    long    # the crash suite covers Fireworks' create paths on every run: soak session only
     Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=fireworks
+
+One OpenRouter Process Killed At Random Pays Once And Loses No Answer
+    [Tags]    long    # the two-process case covers the same paths and more: this one runs in the `soak` session
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=1    provider=openrouter
+
+Two OpenRouter Processes On One Ledger Pay Once And Lose No Answer
+    [Tags]    long    # the crash suite covers OpenRouter's create paths on every run: soak session only
+    Run Soak    ${ROUNDS}    ${SEED}    first_round=${FIRST_ROUND}    processes=2    provider=openrouter

@@ -41,16 +41,16 @@ class OpenRouterBatches:
         params = require_object(body)
         endpoint, model, requests = params.get("endpoint"), params.get("model"), params.get("requests")
         if endpoint != _CHAT:
-            raise OpenAIError(400, f"Invalid 'endpoint': {endpoint!r}. The emulator serves {_CHAT!r} batches.",
-                              param="endpoint")  # fmt: skip
+            message = f"Invalid 'endpoint': {endpoint!r}. The emulator serves {_CHAT!r} batches."
+            raise OpenAIError(400, message, param="endpoint")
         if not isinstance(model, str) or not model:
             raise OpenAIError(400, "Missing required parameter: 'model'.", param="model")
         if not isinstance(requests, list) or not requests:
             raise OpenAIError(400, "Missing required parameter: 'requests'.", param="requests")
         given = cast("list[object]", requests)
         if len(given) > _MOST_REQUESTS:
-            raise OpenAIError(400, f"A batch holds at most {_MOST_REQUESTS} requests; {len(given)} were given.",
-                              param="requests")  # fmt: skip
+            message = f"A batch holds at most {_MOST_REQUESTS} requests; {len(given)} were given."
+            raise OpenAIError(400, message, param="requests")
         lines: list[bytes] = []
         seen: set[str] = set()
         for index, item in enumerate(given):

@@ -85,8 +85,8 @@ def result_line(result: Mapping[str, object]) -> ResultLine | UnreadableLine:
     error = json_object(result.get("error")) or json_object(body.get("error"))
     message = error.get("message")
     text = message if isinstance(message, str) and message else "OpenRouter answered the request with an error."
-    return {"custom_id": custom_id, "error": {"code": str(error.get("type") or "openrouter_request_failed"),
-                                              "message": text}}  # fmt: skip
+    code = str(error.get("type") or "openrouter_request_failed")
+    return {"custom_id": custom_id, "error": {"code": code, "message": text}}
 
 
 class OpenRouterBatchBackend(SdkBatchBackend):
