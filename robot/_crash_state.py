@@ -137,7 +137,8 @@ class CrashState:
         """Every batch the API lists (newest first), through the API itself rather than the admin routes."""
         provider = _PROVIDERS[self._provider]
         found: list[dict[str, Any]] = []
-        params: dict[str, Any] = {**dict(provider.query), provider.page_size: 100}
+        paging = provider.paging
+        params: dict[str, Any] = {**dict(provider.query), paging.size: 100}
         while True:
             response = httpx.get(
                 self._require_base_url() + provider.list_path, params=params, headers=provider.headers, timeout=10.0
@@ -147,15 +148,15 @@ class CrashState:
             if isinstance(page, list):  # a bare list (Together's), one page of every job
                 found.extend(page)
                 return found
-            items = page.get(provider.items, [])
+            items = page.get(paging.items, [])
             found.extend(items)
-            if provider.numbered:
-                cursor = str(int(params.get(provider.cursor, 0)) + 1) if len(items) == 100 else None
+            if paging.numbered:
+                cursor = str(int(params.get(paging.cursor, 0)) + 1) if len(items) == 100 else None
             else:
-                cursor = provider.next_page(page)
+                cursor = paging.next_page(page)
             if not cursor:
                 return found
-            params[provider.cursor] = cursor
+            params[paging.cursor] = cursor
 
 
 def _opened(ledger: str) -> LedgerStore:
