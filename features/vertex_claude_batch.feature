@@ -84,6 +84,13 @@ Feature: An actor answered by Claude on Vertex AI's batch prediction jobs, durab
       | call                  | count |
       | vertex.batches.cancel | 1     |
 
+  Scenario: A job cancelled in the console before it ran answers its request as canceled
+    When the actor parks "When is high tide?" with the key "high"
+    And its Vertex batch job is cancelled in the console
+    And the actor waits for the result of "high"
+    Then a BatchRequestCanceled is raised
+    And Vertex AI holds 1 batch job
+
   Scenario: A batch actor without a bucket is refused as it loads, saying what to give
     When a Vertex Claude batch actor "bucketless" is configured with:
       """

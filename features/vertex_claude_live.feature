@@ -92,3 +92,12 @@ Feature: An actor answered by a Claude model on Vertex AI, live
     And the error names the field "provider_options.vertex_claude.project"
     And the error message contains "GOOGLE_CLOUD_PROJECT"
     And nothing was sent to Vertex AI
+
+  Scenario: Anthropic's parameter rules hold on Vertex AI: a temperature above 1 is refused as the actor loads
+    When an actor of Claude on Vertex AI "hot" is configured with:
+      """
+      temperature: 1.5
+      """
+    Then a ConfigurationError is raised
+    And the error names the field "temperature"
+    And nothing was sent to Vertex AI

@@ -45,6 +45,13 @@ def step_claude_actor_plain(context: Context, name: str) -> None:
     w.add_actor(_settings(name, w.emu.base_url, None, credentials="anonymous"), http_client=context.vertex_http)
 
 
+@when('an actor of Claude on Vertex AI "{name}" is configured with:')
+def step_claude_actor_configured(context: Context, name: str) -> None:
+    w = world(context)
+    settings = _settings(name, w.emu.base_url, context.text, credentials="anonymous")
+    w.attempt(lambda: w.add_actor(settings, http_client=context.vertex_http))
+
+
 def _batch_settings(w: World, name: str, text: str | None) -> dict[str, Any]:
     settings = _settings(name, w.witnessed["server url"][0], text, bucket=BUCKET)
     return {"batch_processing": "batch", **settings}
