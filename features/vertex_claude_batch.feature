@@ -91,6 +91,18 @@ Feature: An actor answered by Claude on Vertex AI's batch prediction jobs, durab
     Then a BatchRequestCanceled is raised
     And Vertex AI holds 1 batch job
 
+  Scenario: An intent taken over after a crash between writing its input and creating the job is created from it
+    Given the ledger holds a Vertex Claude intent for the key "high" asking "When is high tide?", its input written to the bucket by a program that died before creating the job
+    When the actor is asked "When is high tide?" with the key "high"
+    Then the answer is the emulated reply to "When is high tide?"
+    And the API received these calls:
+      | call                          | count |
+      | vertex.storage.objects.insert | 0     |
+      | vertex.batches.create         | 1     |
+      | vertex.storage.objects.delete | 1     |
+    And the Vertex batch job was created from the file the dead program wrote, under its intent id
+    And the Vertex batch job ran "publishers/anthropic/models/claude-sonnet-4-6@20260217" on lines of Anthropic Messages bodies, each named by its custom id
+
   Scenario: A batch actor without a bucket is refused as it loads, saying what to give
     When a Vertex Claude batch actor "bucketless" is configured with:
       """

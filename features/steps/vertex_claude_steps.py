@@ -5,16 +5,20 @@ for live calls (every call's path and token kept by `vertex_steps`'s transport),
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
-from _support import World, world, yaml_doc
+from _support import World, dead_intent, world, yaml_doc
 from step_context import given, then, when
 from vertex_steps import LOCATION, PROJECT, REAL_BUCKET_ENV, REAL_PROJECT_ENV, Context
 
 from lowtide import ActorResponse
 from lowtide.core.clock import SystemClock
 from lowtide.emulator.vertex.emulation import VertexEmulation
+from lowtide.ledger.store import NewRequest
+from lowtide.providers.vertex.batch_backend import INPUT_FILE_STEP, MODEL_STEP
+from lowtide.providers.vertex_claude.batch_backend import ANTHROPIC_VERSION, VertexClaudeBatchBackend
 
 MODEL = "claude-sonnet-4-6@20260217"
 BUCKET = "tide-batches"
@@ -112,6 +116,38 @@ def step_claude_job(context: Context, model: str) -> None:
     keys = {request.custom_id for request in w.ledger().requests()}
     assert set(created) == keys, (created, keys)
     assert all(count == 1 for count in created.values()), created
+
+
+@given(
+    'the ledger holds a Vertex Claude intent for the key "{key}" asking "{prompt}", its input written to the bucket '
+    "by a program that died before creating the job"
+)
+def step_claude_orphan_intent(context: Context, key: str, prompt: str) -> None:
+    w = world(context)
+    actor = w.current_actor()
+    backend = actor.batch_backend()
+    assert isinstance(backend, VertexClaudeBatchBackend), backend
+    params: dict[str, Any] = backend.codec.encode_request(actor.request(prompt))
+    custom_id = w.custom_id(key)
+    ledger = w.ledger()
+    now = w.clock.now()
+    dead = "host:999999:dead"
+    model = backend.codec.model_of(params)
+    new = NewRequest(key=key, custom_id=custom_id, actor=actor.name, model=model, params=params)
+    ledger.claim([new], owner=dead, until=now - 1, now=now)
+    batch_id = "lt_0123456789abcdef0123456789abcdef"
+    request = {
+        **{name: value for name, value in params.items() if name != "model"},
+        "anthropic_version": ANTHROPIC_VERSION,
+    }
+    body = json.dumps({"custom_id": custom_id, "request": request}).encode() + b"\n"
+    ledger.record_intent(dead_intent(batch_id, backend, (key, custom_id), len(body), dead, now, recorded=now - 120))
+    uri = f"gs://{BUCKET}/lowtide/{batch_id}/input.jsonl"
+    _vertex(w).storage.put(BUCKET, f"lowtide/{batch_id}/input.jsonl", body, now=now)
+    ledger.record_create_step(batch_id, MODEL_STEP, model)
+    ledger.record_create_step(batch_id, INPUT_FILE_STEP, uri)
+    w.witnessed["orphan"] = [batch_id, uri]
+    w.emu.calls.clear()
 
 
 # -- the real Vertex AI, opted into ------------------------------------------------------------------------------------
