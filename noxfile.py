@@ -404,12 +404,15 @@ def langchain(session: nox.Session) -> None:
 
 
 # The provider SDKs whose lowest allowed releases the `lowest` session installs (their requirements in pyproject.toml).
-PROVIDER_SDKS = ("anthropic", "openai", "google-genai", "boto3", "mistralai", "groq", "together")
+PROVIDER_SDKS = (
+    "anthropic", "openai", "google-genai", "google-cloud-storage", "google-auth", "boto3", "mistralai", "groq",
+    "together",
+)  # fmt: skip
 # The feature files that call the providers through their SDKs, run again on each SDK's lowest allowed release.
 LOWEST_FEATURES = (
     "anthropic_*", "openai_*", "azure_openai_*", "gemini_*", "bedrock_*", "mistral_*", "groq_*", "together_*",
     "openrouter*", "serve*", "streaming*", "emulator_*", "batch_provider*", "live_provider*", "api_errors*",
-    "compat_*",
+    "compat_*", "vertex_*",
 )  # fmt: skip
 # The lowest session's provider files run in this many processes (its frameworks' scenarios in one more beside them).
 LOWEST_PROCESSES = 2

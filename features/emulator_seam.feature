@@ -19,6 +19,7 @@ Feature: The emulator is one folder per API, composed from a list, and outside t
         | groq         | openai   |
         | openrouter   | openai   |
         | together     | openai   |
+        | vertex       | anthropic |
         | vertex       | gemini   |
         | xai          | openai   |
       And the plugin emulation "lowtide_tidepool_emulation" imports of the emulator what lowtide.emulator exports alone

@@ -18,7 +18,7 @@ Feature: Provider registry
     And the installed package declares the provider entry point "fireworks = lowtide.providers.fireworks:register"
     And the installed package declares the provider entry point "vertex = lowtide.providers.vertex:register"
     And the default provider registry
-    Then the registry lists the providers "anthropic, azure_openai, bedrock, fireworks, gemini, groq, mistral, openai, openai_compatible, openrouter, together, vertex, xai"
+    Then the registry lists the providers "anthropic, azure_openai, bedrock, fireworks, gemini, groq, mistral, openai, openai_compatible, openrouter, together, vertex, vertex_claude, xai"
     And provider "anthropic" offers the modes "live, batch"
     And provider "openai" offers the modes "live, batch"
     And provider "gemini" offers the modes "live, batch"
@@ -32,6 +32,7 @@ Feature: Provider registry
     And provider "openrouter" offers the modes "live, batch"
     And provider "fireworks" offers the modes "live, batch"
     And provider "vertex" offers the modes "live, batch"
+    And provider "vertex_claude" offers the modes "live, batch"
     When "anthropic" is looked up in live mode
     Then the lookup gives ClaudeProvider in live mode
     When "anthropic" is looked up in batch mode
@@ -69,8 +70,8 @@ Feature: Provider registry
   Scenario: A fresh registry loads the installed plugins on request
     Given an empty provider registry
     When the installed provider plugins are loaded into the registry
-    Then the plugins loaded are "anthropic, azure_openai, bedrock, fireworks, gemini, groq, mistral, openai, openai_compatible, openrouter, together, vertex, xai"
-    And the registry lists the providers "anthropic, azure_openai, bedrock, fireworks, gemini, groq, mistral, openai, openai_compatible, openrouter, together, vertex, xai"
+    Then the plugins loaded are "anthropic, azure_openai, bedrock, fireworks, gemini, groq, mistral, openai, openai_compatible, openrouter, together, vertex, vertex_claude, xai"
+    And the registry lists the providers "anthropic, azure_openai, bedrock, fireworks, gemini, groq, mistral, openai, openai_compatible, openrouter, together, vertex, vertex_claude, xai"
 
   Scenario: A misspelt provider name gets a did-you-mean suggestion
     Given the default provider registry
@@ -78,7 +79,7 @@ Feature: Provider registry
     Then a ProviderNotFoundError is raised
     And the error message is:
       """
-      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'fireworks', 'gemini', 'groq', 'mistral', 'openai', 'openai_compatible', 'openrouter', 'together', 'vertex', 'xai'.
+      No provider named 'antropic'. Did you mean 'anthropic'? Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'fireworks', 'gemini', 'groq', 'mistral', 'openai', 'openai_compatible', 'openrouter', 'together', 'vertex', 'vertex_claude', 'xai'.
       """
     And the error names the field "provider"
 
@@ -87,7 +88,7 @@ Feature: Provider registry
     When "cohere" is looked up in batch mode
     Then a ProviderNotFoundError is raised
     And the error message does not contain "Did you mean"
-    And the error message contains "Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'fireworks', 'gemini', 'groq', 'mistral', 'openai', 'openai_compatible', 'openrouter', 'together', 'vertex', 'xai'."
+    And the error message contains "Registered providers: 'anthropic', 'azure_openai', 'bedrock', 'fireworks', 'gemini', 'groq', 'mistral', 'openai', 'openai_compatible', 'openrouter', 'together', 'vertex', 'vertex_claude', 'xai'."
 
   Scenario: An empty registry says that nothing is registered
     Given an empty provider registry

@@ -5,8 +5,9 @@ Feature: A LangChain chat model over a Groq, Together AI, Mistral, Azure OpenAI,
   So that a chain works as it does over Anthropic, the adapter knowing nothing of the provider
 
   Each row's actor builds its provider's official SDK client (groq, together, mistralai, openai's AsyncAzureOpenAI,
-  boto3, google-genai with vertexai=True) from its base URL, the emulator on a loopback socket, and the key in the
-  environment, as a user's program does; the emulator says which API answered, and how many batches that API created.
+  boto3, google-genai with vertexai=True, anthropic's AnthropicVertex for Claude on Vertex AI) from its base URL, the
+  emulator on a loopback socket, and the key in the environment, as a user's program does; the emulator says which API
+  answered, and how many batches that API created.
 
   Background:
     Given every provider's API emulated on a loopback socket, ending batches after 0.2 seconds
@@ -32,6 +33,8 @@ Feature: A LangChain chat model over a Groq, Together AI, Mistral, Azure OpenAI,
       | bedrock      | batch | 1       |
       | vertex       | live  | 0       |
       | vertex       | batch | 1       |
+      | vertex_claude | live  | 0       |
+      | vertex_claude | batch | 1       |
 
   Scenario Outline: batch from a program without an event loop: 20 prompts to <provider> are one batch
     Given a LangChain chat model over a "<provider>" actor in batch mode
@@ -68,6 +71,8 @@ Feature: A LangChain chat model over a Groq, Together AI, Mistral, Azure OpenAI,
       | azure_openai | batch | 2       |
       | bedrock      | live  | 0       |
       | bedrock      | batch | 2       |
+      | vertex_claude | live  | 0       |
+      | vertex_claude | batch | 2       |
 
   Scenario Outline: with_structured_output from <provider> in <mode> mode gives an instance of the schema
     Given a LangChain chat model over a "<provider>" actor in <mode> mode

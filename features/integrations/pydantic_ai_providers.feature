@@ -5,8 +5,9 @@ Feature: A pydantic-ai agent over a Groq, Together AI, Mistral, Azure OpenAI, Be
   So that the agent works as it does over Anthropic, the adapter knowing nothing of the provider
 
   Each row's actor builds its provider's official SDK client (groq, together, mistralai, openai's AsyncAzureOpenAI,
-  boto3, google-genai with vertexai=True) from its base URL, the emulator on a loopback socket, and the key in the
-  environment, as a user's program does; the emulator says which API answered, and how many batches that API created.
+  boto3, google-genai with vertexai=True, anthropic's AnthropicVertex for Claude on Vertex AI) from its base URL, the
+  emulator on a loopback socket, and the key in the environment, as a user's program does; the emulator says which API
+  answered, and how many batches that API created.
 
   Background:
     Given every provider's API emulated on a loopback socket, ending batches after 0.2 seconds
@@ -32,6 +33,8 @@ Feature: A pydantic-ai agent over a Groq, Together AI, Mistral, Azure OpenAI, Be
       | bedrock      | batch | 1       |
       | vertex       | live  | 0       |
       | vertex       | batch | 1       |
+      | vertex_claude | live  | 0       |
+      | vertex_claude | batch | 1       |
 
   Scenario Outline: A tool call round trip with <provider> in <mode> mode, and the structured output the tool's result asks for
     Given a forecast agent with a weather tool over a "<provider>" actor in <mode> mode
@@ -54,6 +57,8 @@ Feature: A pydantic-ai agent over a Groq, Together AI, Mistral, Azure OpenAI, Be
       | azure_openai | batch | 2       |
       | bedrock      | live  | 0       |
       | bedrock      | batch | 2       |
+      | vertex_claude | live  | 0       |
+      | vertex_claude | batch | 2       |
 
   Scenario Outline: <output> structured output from <provider> in <mode> mode
     Given a forecast agent with <output> output over a "<provider>" actor in <mode> mode
@@ -95,3 +100,4 @@ Feature: A pydantic-ai agent over a Groq, Together AI, Mistral, Azure OpenAI, Be
       | mistral      | mistral.chat.completions            |
       | azure_openai | azure_openai.chat.completions.create |
       | bedrock      | bedrock.converse                    |
+      | vertex_claude | vertex.claude.raw_predict           |

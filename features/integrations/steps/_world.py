@@ -47,7 +47,16 @@ SERVED_PROVIDERS = {
     "vertex": ServedProvider(
         GEMINI_MODEL, {}, {"vertex": {"project": "agent-project", "location": "us-central1", "bucket": "agent-batches"}}
     ),
+    # Claude on Vertex AI: the same project and bucket, the anthropic SDK's AnthropicVertex for its calls.
+    "vertex_claude": ServedProvider(
+        "claude-sonnet-4-6@20260217",
+        {},
+        {"vertex_claude": {"project": "agent-project", "location": "us-east5", "bucket": "agent-batches"}},
+    ),
 }
+SERVED_API = {"vertex_claude": "vertex"}
+"""The emulated API a provider's calls reach, where its name is not the provider's (Claude on Vertex AI's: Vertex
+AI's)."""
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _world import world
+from _world import SERVED_API, world
 from step_context import Context, given, then
 
 
@@ -76,6 +76,7 @@ def step_only_provider(context: Context, provider: str, count: int) -> None:
     """Every call the emulator served was to `provider`'s API (route names `<provider>.<...>`), and the batches its
     API created (its `<provider>_created_batches` counter)."""
     emu = world(context).emu
+    provider = SERVED_API.get(provider, provider)
     called = {route: times for route, times in emu.calls.items() if times}
     others = sorted(route for route in called if not route.startswith(f"{provider}."))
     assert called, "the emulator served no call"

@@ -1,11 +1,12 @@
-"""Vertex AI's batch prediction jobs for Gemini models (`/{version}/projects/{p}/locations/{l}/batchPredictionJobs`):
-create from a JSONL file in Cloud Storage, get, list (paged, with a `create_time>=` or `display_name=` filter),
-cancel, delete. A job is pending for the emulator's `processing_seconds`, then runs every line at once on the clock:
-each `{"request": <GenerateContentRequest>}` line (any other field, such as `key`, kept) is answered by the Gemini
-emulation's model, and the answers are written to `<outputUriPrefix>/prediction-model-<time>/predictions.jsonl`, each
-line the input's fields, `response` and `status` ("" when answered; the error's message when not), as Vertex writes
-them. The emulator's reading where Vertex's reference is silent: jobs are listed newest first; a row's error is its
-`status` text alone."""
+"""Vertex AI's batch prediction jobs (`/{version}/projects/{p}/locations/{l}/batchPredictionJobs`): create from a
+JSONL file in Cloud Storage, get, list (paged, with a `create_time>=` or `display_name=` filter), cancel, delete. A
+job is pending for the emulator's `processing_seconds`, then runs every line at once on the clock: each
+`{"request": <GenerateContentRequest>}` line (any other field, such as `key`, kept) is answered by the Gemini
+emulation's model (a job of `publishers/anthropic/models/...`: each `{"custom_id", "request": <Messages body>}` line
+by a Claude model, `claude.py`), and the answers are written to
+`<outputUriPrefix>/prediction-model-<time>/predictions.jsonl`, each line the input's fields, `response` and `status`
+("" when answered; the error's message when not), as Vertex writes them. The emulator's reading where Vertex's
+reference is silent: jobs are listed newest first; a row's error is its `status` text alone."""
 
 from __future__ import annotations
 
@@ -16,14 +17,16 @@ from typing import cast
 
 from starlette.requests import Request
 
+from lowtide.emulator.anthropic.backend import AnthropicBackend
 from lowtide.emulator.core.emulation import RouteRow, Shared
-from lowtide.emulator.core.errors import ERROR_STATUS
+from lowtide.emulator.core.errors import ERROR_STATUS, ApiError
 from lowtide.emulator.core.http import Answer, read_json
 from lowtide.emulator.core.jsonutil import JsonObject, as_object
 from lowtide.emulator.gemini.catalogue import served
 from lowtide.emulator.gemini.errors import GeminiError, invalid_argument, not_found, status_error
 from lowtide.emulator.gemini.model import generate
 from lowtide.emulator.gemini.request import read_call
+from lowtide.emulator.vertex.claude import PUBLISHER, claude_answer, model_of
 from lowtide.emulator.vertex.models import VERSIONS
 from lowtide.emulator.vertex.storage import ObjectStore
 
@@ -92,9 +95,11 @@ class Job:
 class VertexJobs:
     """The project's jobs, run on the emulator's clock, their files in `store`."""
 
-    def __init__(self, shared: Shared, store: ObjectStore) -> None:
+    def __init__(self, shared: Shared, store: ObjectStore, claude: AnthropicBackend) -> None:
         self._shared = shared
         self._store = store
+        self._claude = claude
+        """The Claude models a job of `publishers/anthropic/models/...` runs on (`claude.py`)."""
         self.jobs: dict[str, Job] = {}
         self.created_custom_ids: dict[str, int] = {}
         self.created_batches = 0
@@ -112,7 +117,11 @@ class VertexJobs:
 
     def create(self, parent: str, body: JsonObject) -> Job:
         model = str(body.get("model") or "")
-        served(model.rpartition("/")[2], self._shared.settings.extra_models, "v1beta1", "batchPredictionJobs")
+        if model.startswith(PUBLISHER):
+            if self._claude.models.serves(model_of(model.removeprefix(PUBLISHER))) is None:
+                raise not_found(f"Publisher Model `{model}` was not found.")
+        else:
+            served(model.rpartition("/")[2], self._shared.settings.extra_models, "v1beta1", "batchPredictionJobs")
         source = as_object(body.get("inputConfig")) or {}
         uris = (as_object(source.get("gcsSource")) or {}).get("uris")
         if not isinstance(uris, list) or len(cast("list[object]", uris)) != 1:
@@ -130,7 +139,7 @@ class VertexJobs:
         if self._failing:
             job.fail_with = self._failing.pop(0)
         for line in lines:
-            key = line.get("key")
+            key = _key(line)
             if isinstance(key, str):
                 self.created_custom_ids[key] = self.created_custom_ids.get(key, 0) + 1
         self.jobs[job.name] = job
@@ -146,7 +155,7 @@ class VertexJobs:
             if raw.strip():
                 line = as_object(json.loads(raw))
                 if line is None or as_object(line.get("request")) is None:
-                    raise invalid_argument("Each line of a Gemini batch's input is an object holding `request`.")
+                    raise invalid_argument("Each line of a batch's input is an object holding `request`.")
                 lines.append(line)
         return lines
 
@@ -194,21 +203,19 @@ class VertexJobs:
         faults = self._shared.faults
         for index, line in enumerate(self._lines(bucket, name)):
             row = dict(line)
-            key = line.get("key")
+            key = _key(line)
             outcome = faults.outcome_for(key) if isinstance(key, str) else None
             try:
                 if outcome is not None:  # a fault armed by key: the request fails as its kind says
                     code = ERROR_STATUS[outcome.error_type] if outcome.kind == "errored" else 504
                     raise status_error(code, outcome.message)
-                model = served(
-                    job.model.rpartition("/")[2], self._shared.settings.extra_models, "v1", "generateContent"
-                )
-                call = read_call(line["request"], model)
-                answer = generate(call, f"{job.name.rpartition('/')[2]}-{index}", cache=self._shared.cache, now=now)
-                row["response"] = cast(JsonObject, answer)
+                row["response"] = self._answer(job, line, index, now)
                 row["status"] = ""
                 answered += 1
             except GeminiError as error:
+                row["status"] = error.message
+                failed += 1
+            except ApiError as error:  # a Claude model's refusal, in the Anthropic emulation's terms
                 row["status"] = error.message
                 failed += 1
             row["processed_time"] = _time(now)
@@ -219,6 +226,20 @@ class VertexJobs:
         job.output_directory = f"gs://{out_bucket}/{folder}"
         job.stats = {"successfulCount": str(answered), "failedCount": str(failed)}
         job.state = "JOB_STATE_SUCCEEDED" if not failed else "JOB_STATE_PARTIALLY_SUCCEEDED"
+
+    def _answer(self, job: Job, line: JsonObject, index: int, now: float) -> JsonObject:
+        """A line's answer by the job's model: a Claude model's message, or a Gemini model's response."""
+        if job.model.startswith(PUBLISHER):
+            return claude_answer(self._claude, line["request"], job.model.removeprefix(PUBLISHER))
+        model = served(job.model.rpartition("/")[2], self._shared.settings.extra_models, "v1", "generateContent")
+        call = read_call(line["request"], model)
+        answer = generate(call, f"{job.name.rpartition('/')[2]}-{index}", cache=self._shared.cache, now=now)
+        return cast(JsonObject, answer)
+
+
+def _key(line: JsonObject) -> object:
+    """What names a line: Gemini's `key`, or a Claude line's `custom_id`."""
+    return line.get("key", line.get("custom_id"))
 
 
 def _matches(job: Job, filter_text: str) -> bool:

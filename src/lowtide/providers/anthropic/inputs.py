@@ -12,6 +12,7 @@ from typing import Any
 
 import anthropic
 from anthropic import AsyncAnthropic
+from anthropic.lib.vertex import AsyncAnthropicVertex
 
 from lowtide.messages.limits import InputLimits, byte_size, check_input
 from lowtide.providers.anthropic.checks import ModelDirectory, ModelFacts
@@ -72,7 +73,7 @@ async def check_request_input(
 
 
 async def count_input_tokens(
-    client: AsyncAnthropic, directory: ModelDirectory, params: dict[str, Any], body: str
+    client: AsyncAnthropic | AsyncAnthropicVertex, directory: ModelDirectory, params: dict[str, Any], body: str
 ) -> int | None:
     """The input tokens of `params` (whose JSON is `body`) by the API's token counting, asked once per request in a
     process; None when the endpoint cannot say (logged once per endpoint: the request goes on, and the API has the

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import anthropic
@@ -24,6 +25,7 @@ from lowtide.core.modes import MODE_TEXT, BatchProcessingMode
 from lowtide.core.parameters import with_extra_params
 from lowtide.cost.priced import PriceCache, Priced
 from lowtide.cost.pricing import cost_of
+from lowtide.cost.usage_shape import UsageShape
 from lowtide.errors import (
     ActorError,
     BatchRequestCanceled,
@@ -48,10 +50,12 @@ from lowtide.types import (
 )
 
 __all__ = [
+    "ANTHROPIC",
     "CUSTOM_ID_PATTERN",
     "PROVIDER_NAME",
     "SDK_ERRORS",
     "BatchEntry",
+    "MessagesDialect",
     "answer_and_json",
     "batch_entry",
     "check_custom_id",
@@ -61,6 +65,7 @@ __all__ = [
     "json_text",
     "line_outcome",
     "parse_response",
+    "status_error_of",
     "to_batch_request",
     "to_message_params",
     "to_outcome",
@@ -69,6 +74,48 @@ __all__ = [
 ]
 
 CUSTOM_ID_PATTERN = CUSTOM_IDS.pattern
+
+
+def status_error_of(exc: anthropic.APIStatusError) -> StatusError:
+    """What an SDK status error says: its status, the API's message and type, its request id, the wait it asks for."""
+    return StatusError(
+        exc.status_code,
+        exc.api_message or exc.message,
+        request_id=exc.request_id,
+        error_type=exc.type,
+        retry_after=seconds_of(exc.response.headers.get("retry-after")),
+    )
+
+
+SDK_ERRORS = SdkErrors(
+    client="Anthropic",
+    api="API",
+    status=anthropic.APIStatusError,
+    read_status=status_error_of,
+    connection=anthropic.APIConnectionError,
+    base=anthropic.AnthropicError,
+    timeout=anthropic.APITimeoutError,
+    broken=(httpx2.TransportError,),
+    by_type={"overloaded_error": OverloadedError},
+)
+"""The Anthropic SDK's exceptions, as `translating` reads them: an `overloaded_error` is overloaded, whatever its
+status."""
+
+
+@dataclass(frozen=True, eq=False)
+class MessagesDialect:
+    """Who answers in Anthropic's Messages shapes: the provider named on its answers, and how their usage is priced
+    (Anthropic's API; Claude on Vertex AI at Vertex's prices, `providers/vertex_claude`)."""
+
+    provider: str
+    usage: UsageShape
+    errors: SdkErrors[anthropic.APIStatusError, anthropic.APIConnectionError] = SDK_ERRORS
+    """How its SDK's exceptions read (Vertex AI's errors are Google's shape)."""
+    prices: PriceCache = field(default_factory=PriceCache)
+    """Each usage its answers report priced once (a dialect's own: the same usage costs what its provider says)."""
+
+
+ANTHROPIC = MessagesDialect(PROVIDER_NAME, USAGE)
 
 # In the order the API documents them; Anthropic's own (`top_k`, `thinking`, `cache_control`) come from
 # `check_parameters` (the request's Anthropic settings), the rest from the neutral request.
@@ -178,13 +225,17 @@ def to_response(
     mode: BatchProcessingMode,
     ids: ProviderIds,
     response_model: type[BaseModel] | None = None,
+    dialect: MessagesDialect = ANTHROPIC,
 ) -> ActorResponse[object]:
     """Map an API `Message` to an `ActorResponse`, priced at `mode`'s rates and parsed into `response_model`.
 
     Raises `StructuredOutputError` (carrying the response) when the answer does not fit `response_model`.
     """
     answer, _ = answer_and_json(
-        message.model_dump(mode="json", exclude_none=True), mode=mode, ids=ids.model_dump(exclude={"message_id"})
+        message.model_dump(mode="json", exclude_none=True),
+        mode=mode,
+        ids=ids.model_dump(exclude={"message_id"}),
+        dialect=dialect,
     )
     response = response_of(answer)
     return response if response_model is None else parse_response(response, response_model)
@@ -194,7 +245,11 @@ _MODELLED_BLOCKS = ("text", "tool_use", "thinking")
 
 
 def answer_and_json(
-    message: Mapping[str, object], *, mode: BatchProcessingMode, ids: Mapping[str, str | None]
+    message: Mapping[str, object],
+    *,
+    mode: BatchProcessingMode,
+    ids: Mapping[str, str | None],
+    dialect: MessagesDialect = ANTHROPIC,
 ) -> tuple[Answer, dict[str, object]]:
     """An API message, as JSON, as an answer (a `TextAnswer` when it is text alone, else a validated
     `ActorResponse`), and that answer in the form the ledger stores it. `ids` are the answer's batch id, custom id
@@ -219,7 +274,7 @@ def answer_and_json(
     stop_reason = message.get("stop_reason")
     stop_sequence = message.get("stop_sequence")
     message_id = message.get("id")
-    priced = _priced(model, mode, json_object(message.get("usage")))
+    priced = _priced(dialect, model, mode, json_object(message.get("usage")))
     stored: dict[str, object] = {
         "text": text,
         # Blocks lowtide does not model are kept whole rather than dropped.
@@ -227,7 +282,7 @@ def answer_and_json(
         "stop_reason": sys.intern(stop_reason) if isinstance(stop_reason, str) else stop_reason,
         "stop_sequence": stop_sequence,
         "model": model,
-        "provider": PROVIDER_NAME,
+        "provider": dialect.provider,
         "ids": {**ids, "message_id": message_id},
         "usage": priced.usage_json,
         "cost": priced.cost_json,
@@ -277,23 +332,22 @@ def _other_block(block: Mapping[str, object]) -> dict[str, object]:
     return {"type": str(block.get("type")), "data": {name: value for name, value in block.items() if value is not None}}
 
 
-_PRICES = PriceCache()
+def _priced(dialect: MessagesDialect, model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
+    found = dialect.prices.get(usage, model, mode)
+    return found if found is not None else _price_anew(dialect, model, mode, usage)
 
 
-def _priced(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
-    found = _PRICES.get(usage, model, mode)
-    return found if found is not None else _price_anew(model, mode, usage)
-
-
-def _price_anew(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
+def _price_anew(dialect: MessagesDialect, model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
     """A usage not seen yet, priced and kept (its closure made here, not for every answer)."""
-    return _PRICES.priced(usage, model, mode, make=lambda: _price_usage(model, mode, usage))
+    return dialect.prices.priced(usage, model, mode, make=lambda: _price_usage(dialect, model, mode, usage))
 
 
-def _price_usage(model: str, mode: BatchProcessingMode, usage: Mapping[str, object]) -> Priced:
+def _price_usage(
+    dialect: MessagesDialect, model: str, mode: BatchProcessingMode, usage: Mapping[str, object]
+) -> Priced:
     raw = _without_none(usage)
     counted = Usage.model_validate({name: raw.get(name) or 0 for name in _COUNTS})
-    return Priced.of(counted, cost_of(raw, model, mode=mode, provider=USAGE))
+    return Priced.of(counted, cost_of(raw, model, mode=mode, provider=dialect.usage))
 
 
 _COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
@@ -323,7 +377,11 @@ def to_outcome(
 
 
 def line_outcome(
-    line: Mapping[str, object], *, batch_id: str, request_id: str | None = None
+    line: Mapping[str, object],
+    *,
+    batch_id: str,
+    request_id: str | None = None,
+    dialect: MessagesDialect = ANTHROPIC,
 ) -> tuple[Settled, dict[str, object] | None]:
     """`to_outcome` without a response model, and with an answer the response as the ledger stores it."""
     result = json_object(line.get("result"))
@@ -331,7 +389,9 @@ def line_outcome(
     kind = result.get("type")
     if kind == "succeeded":
         ids = {"batch_id": batch_id, "custom_id": custom_id, "request_id": request_id}
-        return answer_and_json(json_object(result.get("message")), mode=BatchProcessingMode.BATCH, ids=ids)
+        return answer_and_json(
+            json_object(result.get("message")), mode=BatchProcessingMode.BATCH, ids=ids, dialect=dialect
+        )
     if kind == "errored":
         response = json_object(result.get("error"))
         error = json_object(response.get("error"))
@@ -360,31 +420,6 @@ def line_outcome(
     ), None
 
 
-def _status_error(exc: anthropic.APIStatusError) -> StatusError:
-    return StatusError(
-        exc.status_code,
-        exc.api_message or exc.message,
-        request_id=exc.request_id,
-        error_type=exc.type,
-        retry_after=seconds_of(exc.response.headers.get("retry-after")),
-    )
-
-
-SDK_ERRORS = SdkErrors(
-    client="Anthropic",
-    api="API",
-    status=anthropic.APIStatusError,
-    read_status=_status_error,
-    connection=anthropic.APIConnectionError,
-    base=anthropic.AnthropicError,
-    timeout=anthropic.APITimeoutError,
-    broken=(httpx2.TransportError,),
-    by_type={"overloaded_error": OverloadedError},
-)
-"""The Anthropic SDK's exceptions, as `translating` reads them: an `overloaded_error` is overloaded, whatever its
-status."""
-
-
-def translate_errors() -> AbstractContextManager[None]:
+def translate_errors(dialect: MessagesDialect = ANTHROPIC) -> AbstractContextManager[None]:
     """Re-raise every SDK exception as the matching `ActorError`, keeping status code and request id."""
-    return translating(SDK_ERRORS)
+    return translating(dialect.errors)

@@ -107,8 +107,7 @@ class VertexBatchBackend(SdkBatchBackend):
     async def create(self, body: bytes, count: int, *, intent_id: str, steps: CreateSteps) -> RemoteBatch:
         """Write the input (Vertex's lines: the model is the job's, not a line's), record it, create the job."""
         lines = [cast("JSONObject", json.loads(raw)) for raw in body.splitlines() if raw.strip()]
-        model = model_name(cast("JSONObject", lines[0].get("request") or {})) if lines else ""
-        written = b"".join(_vertex_line(line) for line in lines)
+        model, written = self._job_input(lines)
         uri = self._input_uri(intent_id)
         await self._retrying(lambda: self._files.write(uri, written))
         await steps.done(MODEL_STEP, model)
@@ -131,7 +130,7 @@ class VertexBatchBackend(SdkBatchBackend):
         }
 
         async def create() -> types.BatchJob:
-            return await self._client.aio.batches.create(model=model, src=uri, config=config)
+            return await self._client.aio.batches.create(model=self._job_model(model), src=uri, config=config)
 
         # Retried only when refused outright (a rate limit): a create on doubt is reconciled, never blindly resent.
         job = await self._retrying(create, retry_on=(RateLimitError,))
@@ -184,7 +183,7 @@ class VertexBatchBackend(SdkBatchBackend):
         for data in files:
             for raw in data.splitlines():
                 if raw.strip():
-                    handle(_result_line(raw))
+                    handle(self._result_line(raw))
 
     def unanswered_line(self, batch: RemoteBatch, custom_id: str) -> ResultLine | None:
         return unanswered_job_line(batch, custom_id)
@@ -207,6 +206,23 @@ class VertexBatchBackend(SdkBatchBackend):
 
     async def aclose(self) -> None:
         self._files.close()
+
+    # What a publisher's models make of the job (Google's Gemini here; Anthropic's Claude in `providers/vertex_claude`).
+
+    def _job_input(self, lines: list[JSONObject]) -> tuple[str, bytes]:
+        """The model of the codec's input `lines` and the job's input file they make (Vertex's lines: the model is
+        the job's, not a line's)."""
+        model = model_name(cast("JSONObject", lines[0].get("request") or {})) if lines else ""
+        return model, b"".join(_vertex_line(line) for line in lines)
+
+    def _job_model(self, model: str) -> str:
+        """The model a job is created for, as google-genai takes it (a Gemini model's name: the SDK adds its
+        publisher)."""
+        return model
+
+    def _result_line(self, raw: bytes) -> ResultLine | UnreadableLine:
+        """A row of the job's output as the codec reads a result."""
+        return _result_line(raw)
 
     # Inside.
 

@@ -24,7 +24,7 @@ from google.oauth2 import credentials as oauth2
 
 from lowtide import ConfigurationError, ProviderOptions
 from lowtide.providers.gemini.client import OwnedClient
-from lowtide.providers.vertex.options import VertexOptions, options_in
+from lowtide.providers.vertex.options import PROVIDER_NAME, VertexOptions, options_in
 
 __all__ = [
     "BASE_URL_ENV",
@@ -67,10 +67,10 @@ class Place:
     """No credentials are sent (an emulator)."""
 
 
-def place_of(options: ProviderOptions) -> Place:
-    """The project, location, address and credentials of an actor, or the `ConfigurationError` that says what to set:
-    no project, or no credentials where Google's address is called."""
-    settings = options_in(options.provider_options)
+def place_of(options: ProviderOptions, name: str = PROVIDER_NAME) -> Place:
+    """The project, location, address and credentials of an actor (its settings under `provider_options.<name>`), or
+    the `ConfigurationError` that says what to set: no project, or no credentials where Google's address is called."""
+    settings = options_in(options.provider_options, name)
     base_url = options.base_url_from(BASE_URL_ENV)
     anonymous = settings.credentials == "anonymous" or (settings.credentials is None and _loopback(base_url))
     found_project: str | None = None
@@ -85,23 +85,23 @@ def place_of(options: ProviderOptions) -> Place:
             raise ConfigurationError(
                 "No Google Cloud credentials for Vertex AI: run `gcloud auth application-default login`, or set "
                 "GOOGLE_APPLICATION_CREDENTIALS to a service account's key file; against an emulator, set "
-                f"{BASE_URL_ENV} to its address (or provider_options.vertex.credentials: anonymous).",
-                field="provider_options.vertex.credentials",
+                f"{BASE_URL_ENV} to its address (or provider_options.{name}.credentials: anonymous).",
+                field=f"provider_options.{name}.credentials",
             ) from None
         credentials = loaded
     project = settings.project or os.environ.get(PROJECT_ENV) or found_project
     if not project:
         raise ConfigurationError(
-            f"No Google Cloud project for Vertex AI: set provider_options.vertex.project, or {PROJECT_ENV}.",
-            field="provider_options.vertex.project",
+            f"No Google Cloud project for Vertex AI: set provider_options.{name}.project, or {PROJECT_ENV}.",
+            field=f"provider_options.{name}.project",
         )
     location = settings.location or os.environ.get(LOCATION_ENV) or DEFAULT_LOCATION
     return Place(project, location, base_url, credentials, settings, anonymous)
 
 
-def build_client(options: ProviderOptions) -> tuple[OwnedClient, Place | None]:
-    """The client to use (an injected `google.genai.Client` made with `vertexai=True`, or one built here) and where
-    it calls (None for an injected one, which lowtide does not read)."""
+def build_client(options: ProviderOptions, name: str = PROVIDER_NAME) -> tuple[OwnedClient, Place | None]:
+    """The client to use (an injected `google.genai.Client` made with `vertexai=True`, or one built here from the
+    actor's `provider_options.<name>`) and where it calls (None for an injected one, which lowtide does not read)."""
     if options.client is not None:
         client = options.client
         if not isinstance(client, genai.Client) or not client.vertexai:
@@ -111,7 +111,7 @@ def build_client(options: ProviderOptions) -> tuple[OwnedClient, Place | None]:
                 field="client",
             )
         return OwnedClient(client, None, f"vertex:client-{id(client)}", api=_API), None
-    place = place_of(options)
+    place = place_of(options, name)
     given = options.http_client
     if given is not None and not isinstance(given, httpx2.AsyncClient):
         raise ConfigurationError(

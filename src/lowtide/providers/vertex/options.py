@@ -39,21 +39,19 @@ class VertexOptions(BaseModel):
     """Batch mode: the folder of the bucket a batch's files go under (`<prefix>/<intent id>/`)."""
 
 
-_PREFIX = f"provider_options.{PROVIDER_NAME}"
-
-
-def options_of(request: Parameters) -> VertexOptions:
+def options_of(request: Parameters, name: str = PROVIDER_NAME) -> VertexOptions:
     """The Vertex settings of a request (or an actor), or the `ConfigurationError` naming the first wrong one."""
-    return options_in(request.provider_options)
+    return options_in(request.provider_options, name)
 
 
-def options_in(provider_options: Mapping[str, Mapping[str, object]]) -> VertexOptions:
-    """The Vertex section of `provider_options`, checked (`ConfigurationError` naming the first wrong one)."""
-    given = provider_options.get(PROVIDER_NAME) or {}
+def options_in(provider_options: Mapping[str, Mapping[str, object]], name: str = PROVIDER_NAME) -> VertexOptions:
+    """The Vertex section of `provider_options` (under the provider's `name`: `vertex`, or `vertex_claude`), checked
+    (`ConfigurationError` naming the first wrong one)."""
+    given = provider_options.get(name) or {}
     try:
         return VertexOptions.model_validate(given)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join([_PREFIX, *(str(part) for part in first["loc"])])
+        where = ".".join([f"provider_options.{name}", *(str(part) for part in first["loc"])])
         # The value is never echoed: a misplaced key must not reach an error message or a log.
         raise ConfigurationError(f"Invalid Vertex AI setting {where}: {first['msg']}.", field=where) from None
