@@ -51,13 +51,18 @@ Feature: Gemini's per-job webhooks, signed with RS256 tokens, wake a job's calle
     Then `lowtide webhooks` answered 200 "ignored: a batch of another ledger"
     And this ledger holds no Gemini webhook for the other ledger's job
 
+  Scenario: The end of this ledger's job whose create is still being recorded is kept for the job's poller
+    When Gemini posts the end of a job this ledger has not recorded yet, with this ledger's identity echoed
+    Then `lowtide webhooks` answered 200 "a batch of this ledger not recorded yet: kept for its poller"
+    And this ledger holds the Gemini webhook for that job, for its poller
+
   Scenario: A job open when the emulator stops calls its webhook when the emulator, restarted, finds it ended
     # The state file keeps the job's own URL: the emulator started again an hour on (its clock) sends the job's end at
     # once, signed with its new key, which `lowtide webhooks` reads from the JWKS at the same address.
     Given a Gemini job of the actor calling `lowtide webhooks` when it ends, left running with nobody waiting on it
     When the emulator stops, and is started again from its state file on its port an hour later
-    Then within a minute the ledger holds the Gemini webhook for the job
-    And the emulator counts 1 Gemini webhook sent
+    Then within a minute the emulator has sent the job's end, answered by `lowtide webhooks`
+    And the ledger holds the Gemini webhook for the job
 
   Scenario: An actor whose jobs name a webhook, with no JWKS given, verifies their tokens against Google's
     When `lowtide webhooks` is started for such an actor without GEMINI_WEBHOOK_JWKS_URL

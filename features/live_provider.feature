@@ -170,6 +170,23 @@ Feature: Calls answered through the live Messages API
       | {max_tokens: 0}                   | max_tokens   | Invalid call to actor 'chatter': max_tokens: Input should be greater than or equal to 1 |
       | {messages: []}                    | prompt       | Give either a prompt or messages                                                        |
       | {tools: [{description: no name}]} | tools.0.name | Invalid call to actor 'chatter': tools.0.name: Field required                           |
+      | {system: 5}                              | system               | Invalid call to actor 'chatter': system: Input should be a valid string or a valid list |
+
+  Scenario Outline: A message's content of neither shape is refused naming where it is wrong, not the shapes tried
+    Given an actor "chatter" in live mode
+    When the actor is asked with:
+      """
+      messages: [{role: user, content: <content>}]
+      """
+    Then a ConfigurationError is raised
+    And the error message contains "<message>"
+    And the error names the field "<field>"
+    And the API received no calls at all
+
+    Examples:
+      | content | field                | message                                                                                             |
+      | [5]     | messages.0.content.0 | Invalid call to actor 'chatter': messages.0.content.0: Input should be a valid dictionary            |
+      | 5       | messages.0.content   | Invalid call to actor 'chatter': messages.0.content: Input should be a valid string or a valid list |
 
   Scenario: A conversation with a message of an unknown role is refused before anything is sent
     Given an actor "chatter" in live mode

@@ -109,7 +109,12 @@ Feature: How lowtide serve reads Gemini request bodies and writes Gemini answers
       | {"contents": [{"parts": [{"inlineData": {"mimeType": "image/png"}}]}]}                   | must give a mimeType and base64 data         |
       | {"contents": [{"parts": [{"functionCall": {"args": {}}}]}]}                              | a function's name is required                |
       | {"contents": [{"parts": [{}]}]}                                                          | cannot send a part holding nothing           |
-      | {"contents": "Hello"}                                                                    | contents is not specified                    |
+      | {"contents": "Hello"}                                                                    | Invalid value at 'contents': expected a list |
+      | {"contents": 5}                                                                          | Invalid value at 'contents': expected a list |
+      | {"contents": []}                                                                         | contents is not specified                    |
+      | {"contents": [{"parts": [{"text": "x"}]}], "safetySettings": 5}                          | Invalid value at 'safetySettings': expected a list |
+      | {"contents": [{"parts": [{"text": "x"}]}], "safetySettings": [5]}                        | Invalid value at 'safetySettings[0]': expected an object |
+      | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"responseMimeType": "text/yaml"}} | allowed mimetypes are text/plain, application/json, application/xml, application/yaml, text/x.enum, got text/yaml |
       | {"contents": [{"parts": [{"text": "x"}]}], "tools": {"functionDeclarations": []}}        | Invalid value at 'tools'                     |
       | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"maxOutputTokens": 0}}   | it must be at least 1                        |
       | {"contents": [{"parts": [{"text": "x"}]}], "generationConfig": {"topP": "high"}}         | expected a number                            |

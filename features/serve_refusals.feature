@@ -162,6 +162,24 @@ Feature: lowtide serve refuses what it cannot trust, before anything is sent
       | /v1/chat/completions | temperature       | [1]    | invalid_type            | Invalid type for 'temperature': expected a decimal, but got an array instead. |
       | /v1/responses        | top_p             | true   | invalid_type            | Invalid type for 'top_p': expected a decimal, but got a boolean instead. |
       | /v1/responses        | temperature       | {}     | invalid_type            | Invalid type for 'temperature': expected a decimal, but got an object instead. |
+      | /v1/messages         | tools             | 5      | -                       | tools: Input should be a valid list |
+      | /v1/messages         | tool_choice       | "auto" | -                       | tool_choice: Input should be a valid dictionary |
+      | /v1/chat/completions | stop              | 5      | invalid_type            | Invalid type for 'stop': expected a string or an array of strings, but got an integer instead. |
+      | /v1/responses        | text              | 5      | invalid_type            | Invalid type for 'text': expected an object, but got an integer instead. |
+
+  Scenario Outline: An answer's format OpenAI would refuse is refused before a batch, naming the part of it in OpenAI's words
+    When a request with <name> set to <value> is posted to lowtide serve at "<path>"
+    Then lowtide serve answers 400 in the API's error shape, type "invalid_request_error", code "<code>"
+    And its message is "<message>"
+    And its error names the param "<param>"
+    And nothing was sent upstream
+
+    Examples:
+      | path                 | name            | value                                       | code                       | param                            | message |
+      | /v1/chat/completions | response_format | {"type": "json_schema"}                     | missing_required_parameter | response_format.json_schema      | Missing required parameter: 'response_format.json_schema'. |
+      | /v1/chat/completions | response_format | {"type": "json_schema", "json_schema": {}}  | missing_required_parameter | response_format.json_schema.name | Missing required parameter: 'response_format.json_schema.name'. |
+      | /v1/chat/completions | response_format | {"type": "yaml"}                            | invalid_value              | response_format.type             | Invalid value: "yaml". Supported values are: 'text', 'json_object', and 'json_schema'. |
+      | /v1/responses        | text            | {"format": {"type": "json_schema"}}         | missing_required_parameter | text.format.name                 | Missing required parameter: 'text.format.name'. |
 
   Scenario Outline: A streamed request the provider would refuse gets a 400, not a stream that ends in an error
     When a streamed request with <name> set to <value> is posted to lowtide serve at "<path>"

@@ -218,15 +218,15 @@ def _start(
 # Bodies.
 
 
-def _request(path: str, text: str = "What is a tide?", **fields: Any) -> dict[str, Any]:
-    """A valid body for `path`, with `fields` laid over it."""
+def _request(path: str, prompt: str = "What is a tide?", /, **fields: Any) -> dict[str, Any]:
+    """A valid body for `path`, with `fields` laid over it (Responses' `text` among them)."""
     model = _MODELS[_provider(path)]
     if path == "/v1/messages":
-        body: dict[str, Any] = {"model": model, "max_tokens": 32, "messages": [{"role": "user", "content": text}]}
+        body: dict[str, Any] = {"model": model, "max_tokens": 32, "messages": [{"role": "user", "content": prompt}]}
     elif path == "/v1/chat/completions":
-        body = {"model": model, "messages": [{"role": "user", "content": text}]}
+        body = {"model": model, "messages": [{"role": "user", "content": prompt}]}
     else:
-        body = {"model": model, "input": text}
+        body = {"model": model, "input": prompt}
     return {**body, **fields}
 
 

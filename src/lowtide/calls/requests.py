@@ -18,6 +18,8 @@ from lowtide.types import ActorRequest, ChatMessage, ToolSpec
 
 __all__ = ["MessagesInput", "ToolsInput", "build_request"]
 
+_SCALARS = frozenset({"str", "int", "float", "bool", "dict"})
+
 MessagesInput = Sequence[ChatMessage | Mapping[str, object]]
 ToolsInput = Sequence[ToolSpec | Mapping[str, object]]
 
@@ -71,10 +73,9 @@ def build_request(
     try:
         request = ActorRequest.model_validate(fields)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
+        where, said = _first_problem(exc)
         raise ConfigurationError(
-            f"Invalid call to actor {configuration.name!r}: {where}: {first['msg']}", field=where
+            f"Invalid call to actor {configuration.name!r}: {where}: {said}", field=where
         ) from None
     if "provider_options" in params:  # another provider's section is ignored: said, or refused if no provider's
         check_foreign_options(request.provider_options, config.provider, config.name, said=said_options)
@@ -86,3 +87,30 @@ def build_request(
     check_request_text(request)
     check_media(request)
     return request
+
+
+def _first_problem(error: ValidationError) -> tuple[str, str]:
+    """The place and words of a call's first invalid argument. Where a field takes one of several shapes (a message's
+    content: a string or a list of blocks), pydantic names each shape it tried (`content.str`, `content.list[...]`),
+    which the caller never wrote: the shapes' names are left out, the deepest problem said (`content.0: Input should
+    be a valid dictionary`), or, when none went deeper, every shape's words at the field itself."""
+    errors = error.errors()
+    first = errors[0]
+
+    def place(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+        return tuple(part for part in loc if not (isinstance(part, str) and (part in _SCALARS or "[" in part)))
+
+    at = place(first["loc"])
+    if at == first["loc"]:
+        return ".".join(str(part) for part in at), first["msg"]
+    same = [each for each in errors if place(each["loc"])[: len(at)] == at]
+    deepest = max(same, key=lambda each: len(place(each["loc"])))
+    if len(place(deepest["loc"])) > len(at):
+        return ".".join(str(part) for part in place(deepest["loc"])), deepest["msg"]
+    words = [each["msg"].removeprefix("Input should be ") for each in same]
+    said = (
+        "Input should be " + " or ".join(dict.fromkeys(words))
+        if all(each["msg"].startswith("Input should be ") for each in same)
+        else "; ".join(dict.fromkeys(each["msg"] for each in same))
+    )
+    return ".".join(str(part) for part in at), said

@@ -119,6 +119,10 @@ class _Receiver:
             return _refused(client, 400, f"event {event.event_id} replayed (received before in this very delivery)")
         if receipt is Receipt.REDELIVERED:
             return JSONResponse({"received": "again: acted on when first received"})
+        if batch is None and event.ledger is not None:  # said to be this ledger's: its create is still being recorded
+            _log.info("Webhook %s (%s) about %s: a batch of this ledger not recorded yet; kept for its poller.",
+                      event.event_id, event.kind, event.provider_batch_id)  # fmt: skip
+            return JSONResponse({"received": "a batch of this ledger not recorded yet: kept for its poller"})
         if batch is None:
             _log.info("Webhook %s (%s) about %s: not a batch of this ledger's; recorded, nothing else done.",
                       event.event_id, event.kind, event.provider_batch_id)  # fmt: skip

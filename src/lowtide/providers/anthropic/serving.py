@@ -55,6 +55,17 @@ _RANGES: Mapping[str, tuple[float, float | None, bool]] = {
     "top_k": (0, None, True),
 }
 
+# The API's shapes of the fields that are not numbers, in its own words for one of another type.
+_SHAPES: Mapping[str, tuple[type, str]] = {
+    "tools": (list, "a valid list"),
+    "stop_sequences": (list, "a valid list"),
+    "tool_choice": (dict, "a valid dictionary"),
+    "metadata": (dict, "a valid dictionary"),
+    "thinking": (dict, "a valid dictionary"),
+    "output_config": (dict, "a valid dictionary"),
+    "cache_control": (dict, "a valid dictionary"),
+}
+
 _STATUS_OF_TYPE: Mapping[str, int] = {
     "invalid_request_error": 400,
     "authentication_error": 401,
@@ -101,6 +112,13 @@ class MessagesWire:
             raise _invalid("max_tokens: Field required")
         for name, (lowest, highest, integer) in _RANGES.items():
             _in_range(given, name, lowest, highest, integer=integer)
+        for name, (shape, said) in _SHAPES.items():
+            value = given.get(name)
+            if value is not None and not isinstance(value, shape):
+                raise _invalid(f"{name}: Input should be {said}")
+        system = given.get("system")
+        if system is not None and not isinstance(system, str | list):
+            raise _invalid("system: Input should be a valid string or a list of text blocks")
         stream = given.get("stream", False)
         if not isinstance(stream, bool):
             raise _invalid("stream: Input should be a valid boolean")

@@ -45,6 +45,10 @@ _CAMEL = re.compile(r"_([a-z0-9])")
 _MODES = {"AUTO": "auto", "ANY": "any", "NONE": "none"}
 
 
+_MIME_TYPES = ("text/plain", "application/json", "application/xml", "application/yaml", "text/x.enum")
+"""The answer types the API writes (`responseMimeType`); another is refused inside a batch."""
+
+
 def invalid(message: str) -> Refusal:
     """A body the API refuses: 400 `INVALID_ARGUMENT`."""
     return Refusal(400, INVALID, message)
@@ -61,7 +65,9 @@ def call_of(body: object, model: str, *, stream: bool) -> ServedCall:
         if name not in _KNOWN:
             raise invalid(f'Invalid JSON payload received. Unknown name "{name}": Cannot find field.')
     contents = given.get("contents")
-    if not isinstance(contents, list) or not contents:
+    if contents is not None and not isinstance(contents, list):
+        raise invalid("Invalid value at 'contents': expected a list.")
+    if not contents:
         raise invalid("contents is not specified: * GenerateContentRequest.contents: contents is not specified")
     arguments: Obj = {"model": model, "messages": _messages(cast("list[object]", contents))}
     system = given.get("systemInstruction")
@@ -71,7 +77,8 @@ def call_of(body: object, model: str, *, stream: bool) -> ServedCall:
     _tools(given, arguments)
     _generation(_object(given.get("generationConfig") or {}, "generationConfig"), arguments, extra)
     if given.get("safetySettings") is not None:
-        extra["safetySettings"] = given["safetySettings"]
+        settings = _list(given["safetySettings"], "safetySettings")
+        extra["safetySettings"] = [_raw(each, f"safetySettings[{n}]") for n, each in enumerate(settings)]
     if extra:
         arguments["extra_params"] = extra
     return ServedCall(arguments=arguments, stream=stream)
@@ -311,6 +318,12 @@ def _generation(config: Obj, arguments: Obj, extra: Obj) -> None:
     if stops is not None:
         arguments["stop_sequences"] = _list(stops, "generation_config.stopSequences")
     passed = {name: config[name] for name in sorted(_PASSED) if config.get(name) is not None}
+    mime = passed.get("responseMimeType")
+    if mime is not None and mime not in _MIME_TYPES:
+        raise invalid(
+            "* GenerateContentRequest.generation_config.response_mime_type: allowed mimetypes are "
+            f"{', '.join(_MIME_TYPES)}, got {str(mime)[:40]}"
+        )
     modalities = passed.get("responseModalities")
     if modalities is not None and modalities != ["TEXT"]:
         raise invalid("generation_config.responseModalities: lowtide serve answers in TEXT alone.")

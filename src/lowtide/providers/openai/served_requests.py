@@ -92,7 +92,48 @@ def _json_type(value: object) -> str:
         return "a string"
     if isinstance(value, float):
         return "a decimal"
+    if isinstance(value, int):
+        return "an integer"
     return "an array" if isinstance(value, list) else "an object"
+
+
+def _check_formats(given: JSON) -> None:
+    """`stop`, and the answer's format (Chat's `response_format`, Responses' `text.format`), in the shapes OpenAI takes,
+    refused in its words before a batch is made (the API would refuse them inside it)."""
+    stop: object = given.get("stop")
+    items = cast("list[object]", stop) if isinstance(stop, list) else None
+    if stop is not None and not isinstance(stop, str) and (items is None or not all(isinstance(i, str) for i in items)):
+        got = _json_type(given["stop"])
+        message = f"Invalid type for 'stop': expected a string or an array of strings, but got {got} instead."
+        raise invalid(message, "stop", code="invalid_type")
+    for name in ("response_format", "text"):
+        value = given.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            message = f"Invalid type for '{name}': expected an object, but got {_json_type(value)} instead."
+            raise invalid(message, name, code="invalid_type")
+        shape = cast("JSON", value)
+        where = name
+        if name == "text":
+            if shape.get("format") is None:
+                continue
+            shape, where = _object(shape.get("format"), "text.format"), "text.format"
+        kind = shape.get("type")
+        if kind not in ("text", "json_object", "json_schema"):
+            message = (f"Invalid value: {json.dumps(kind)}. Supported values are: 'text', 'json_object', and "
+                       "'json_schema'.")  # fmt: skip
+            raise invalid(message, f"{where}.type", code="invalid_value")
+        if kind != "json_schema":
+            continue
+        schema = shape.get("json_schema") if name == "response_format" else shape
+        if schema is None:
+            raise invalid(f"Missing required parameter: '{where}.json_schema'.", f"{where}.json_schema",
+                          code="missing_required_parameter")  # fmt: skip
+        inner = f"{where}.json_schema" if name == "response_format" else where
+        if not isinstance(_object(schema, inner).get("name"), str):
+            raise invalid(f"Missing required parameter: '{inner}.name'.", f"{inner}.name",
+                          code="missing_required_parameter")  # fmt: skip
 
 
 def _fields(body: object, known: frozenset[str]) -> JSON:
@@ -117,6 +158,7 @@ def _call(
     given: JSON, endpoint: Endpoint, arguments: JSON, extra_names: tuple[str, ...], options: JSON | None = None
 ) -> ServedCall:
     """The arguments both APIs fill alike, then the call."""
+    _check_formats(given)
     arguments["model"] = given["model"]
     for name in ("temperature", "top_p", "metadata"):
         if name in given:
