@@ -1,7 +1,7 @@
-Feature: Every ledger store keeps a webhook event once, removes a cap when asked, and audits a cancel by owner
+Feature: Every ledger store keeps a webhook event once, removes a cap, audits a cancel by owner, and knows how long batches took
   As an operator whose programs share a ledger, whichever store it is
   I want a provider's event recorded once however often it is delivered, a cap I remove gone, a batch's cancel
-  audited once per owner and actor, and the spend read from a given day
+  audited once per owner and actor, the spend read from a given day, and the time batches like mine took
   So that a retried webhook never acts twice, and the audit and the spend report say what happened on every store
 
   Scenario Outline: An event delivered again, or replayed, is told apart from a new one (<store>)
@@ -58,6 +58,30 @@ Feature: Every ledger store keeps a webhook event once, removes a cap when asked
     And the store writes an audit record of a release of "old" at 300000
     Then the store's spend from 100000 on is 1 request of team "research" with $3 reserved
     And the store's audit from 250000 on is a release of "old"
+
+    Examples:
+      | store  |
+      | memory |
+      | sqlite |
+
+  Scenario Outline: How long a provider's batches took is read newest first, of the endpoint and size asked (<store>)
+    Given a <store> ledger store
+    And the requests k1, k2, k3, k4, k5 are claimed by "worker-1" until 9000 at 0
+    And the batch "b1" of "anthropic" at "/v1/messages" is recorded holding k1 at 10
+    And "b1" is created as the API's batch "api-1" at 100
+    And the batch "b2" of "anthropic" at "/v1/messages" is recorded holding k2, k3 at 200
+    And "b2" is created as the API's batch "api-2" at 300
+    And the batch "b3" of "openai" at "/v1/messages" is recorded holding k4 at 200
+    And "b3" is created as the API's batch "api-3" at 300
+    And the batch "b4" of "anthropic" at "/v1/messages" is recorded holding k5 at 200
+    And "b4" is created as the API's batch "api-4" at 300
+    When the batch "b1" ends at 160 with 1 succeeded and 0 errored
+    And the batch "b2" ends at 420 with 2 succeeded and 0 errored
+    And the batch "b3" ends at 900 with 1 succeeded and 0 errored
+    Then the store says "anthropic" batches took 120, 60 seconds, newest first
+    And the store says the last 1 "anthropic" batch took 120 seconds
+    And the store says "anthropic" batches of 2 to 5 requests took 120 seconds
+    And the store says "anthropic" batches at "/v1/other" took no time it knows
 
     Examples:
       | store  |

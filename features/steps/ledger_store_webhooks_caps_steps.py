@@ -152,3 +152,37 @@ def step_spend_since(context: Context, since: float, count: int, team: str, usd:
 def step_audit_since(context: Context, since: float, key: str) -> None:
     audit = _store(context).spending.audit(since)
     assert [(r.action, r.subject) for r in audit] == [(AuditAction.RELEASE, key)], audit
+
+
+def _durations(context: Context, provider: str, **asked: object) -> list[float]:
+    last = asked.pop("last", 10)
+    assert isinstance(last, int)
+    endpoint = asked.get("endpoint")
+    requests = asked.get("requests")
+    assert endpoint is None or isinstance(endpoint, str)
+    assert requests is None or isinstance(requests, tuple)
+    return _store(context).batch_durations(provider, last=last, endpoint=endpoint, requests=requests)
+
+
+@then('the store says "{provider}" batches took {seconds}, newest first')
+def step_durations(context: Context, provider: str, seconds: str) -> None:
+    found = _durations(context, provider)
+    assert found == [float(s.removesuffix(" seconds")) for s in _keys(seconds)], found
+
+
+@then('the store says the last {last:d} "{provider}" batch took {seconds:g} seconds')
+def step_durations_last(context: Context, last: int, provider: str, seconds: float) -> None:
+    found = _durations(context, provider, last=last)
+    assert found == [seconds], found
+
+
+@then('the store says "{provider}" batches of {fewest:d} to {most:d} requests took {seconds:g} seconds')
+def step_durations_sized(context: Context, provider: str, fewest: int, most: int, seconds: float) -> None:
+    found = _durations(context, provider, requests=(fewest, most))
+    assert found == [seconds], found
+
+
+@then('the store says "{provider}" batches at "{endpoint}" took no time it knows')
+def step_durations_elsewhere(context: Context, provider: str, endpoint: str) -> None:
+    found = _durations(context, provider, endpoint=endpoint)
+    assert found == [], found
