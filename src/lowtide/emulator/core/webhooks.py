@@ -23,7 +23,7 @@ from lowtide.webhooks.signing import check_secret, signed_headers
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["RETRY_BACKOFF", "WebhookEndpoint", "WebhookEvents", "WebhookSender", "signed_delivery"]
+__all__ = ["RETRY_BACKOFF", "WebhookEndpoint", "WebhookEvents", "WebhookSender"]
 
 RETRY_BACKOFF = (1.0, 2.0, 4.0, 8.0, 16.0)
 """Seconds (on the emulator's clock) before each new try of a delivery not answered 2xx: six tries in all. The APIs
@@ -67,15 +67,6 @@ class WebhookEndpoint:
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"a webhook endpoint is an http(s) URL, not {self.url!r}")
         check_secret(self.secret)
-
-
-def signed_delivery(
-    event: dict[str, object], secret: str, *, msg_id: str, at: float, user_agent: str
-) -> tuple[bytes, dict[str, str]]:
-    """`event`'s body and headers as the API delivers it, signed with `secret` at the Unix time `at`."""
-    body = json.dumps(event, separators=(",", ":")).encode()
-    headers = signed_headers(body, secret, msg_id=msg_id, at=at)
-    return body, {**headers, "user-agent": user_agent}
 
 
 _Signer = Callable[[str, float], dict[str, str]]

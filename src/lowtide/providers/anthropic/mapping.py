@@ -27,7 +27,6 @@ from lowtide.cost.priced import PriceCache, Priced
 from lowtide.cost.pricing import cost_of
 from lowtide.cost.usage_shape import UsageShape
 from lowtide.errors import (
-    ActorError,
     BatchRequestCanceled,
     BatchRequestErrored,
     BatchRequestExpired,
@@ -37,7 +36,7 @@ from lowtide.errors import (
 )
 from lowtide.messages.answers import Answer, TextAnswer, answer_of, response_of, text_alone
 from lowtide.messages.content import check_image_types
-from lowtide.messages.structured import json_text, parse_response, parsed_outcome
+from lowtide.messages.structured import json_text, parse_response
 from lowtide.providers.anthropic.options import PROVIDER_NAME
 from lowtide.providers.anthropic.parameters import check_parameters
 from lowtide.providers.anthropic.rules import CONTENT, CUSTOM_IDS, ERROR_KINDS, RETRYABLE_ERROR_TYPES, USAGE
@@ -68,7 +67,6 @@ __all__ = [
     "status_error_of",
     "to_batch_request",
     "to_message_params",
-    "to_outcome",
     "to_response",
     "translate_errors",
 ]
@@ -361,21 +359,6 @@ def _without_none(value: Mapping[str, object]) -> dict[str, object]:
     }
 
 
-def to_outcome(
-    line: Mapping[str, object],
-    *,
-    batch_id: str,
-    request_id: str | None = None,
-    response_model: type[BaseModel] | None = None,
-) -> ActorResponse[object] | ActorError:
-    """One results line (as JSON) as the caller's outcome: a response, or the error that belongs to that request alone.
-
-    A succeeded answer is parsed into `response_model` when one is given.
-    `request_id` is that of the call that created the batch: the id Anthropic support asks for.
-    """
-    return parsed_outcome(line_outcome(line, batch_id=batch_id, request_id=request_id)[0], response_model)
-
-
 def line_outcome(
     line: Mapping[str, object],
     *,
@@ -383,7 +366,9 @@ def line_outcome(
     request_id: str | None = None,
     dialect: MessagesDialect = ANTHROPIC,
 ) -> tuple[Settled, dict[str, object] | None]:
-    """`to_outcome` without a response model, and with an answer the response as the ledger stores it."""
+    """One results line (as JSON) as what the request settled as: its answer (with the response as the ledger stores
+    it), or the error that belongs to that request alone. `request_id` is that of the call that created the batch: the
+    id Anthropic support asks for."""
     result = json_object(line.get("result"))
     custom_id = str(line.get("custom_id"))
     kind = result.get("type")
