@@ -141,6 +141,11 @@ Feature: Live and batch modes
     When the script closes the actor
     Then the actor's run_sync loop is closed
 
+  Scenario: An actor dropped after run_sync, never closed, leaves no thread behind once it is collected
+    When a script makes 3 actors, asks each "Hello" with run_sync and drops them without closing them
+    Then each got the emulated reply to "Hello"
+    And once they are collected no run_sync thread of theirs is left running, and their loops are closed
+
   Scenario: run_sync from eight threads at once on one actor answers every call, each request created once
     Given an actor "threaded" in batch mode
     When 8 threads ask the actor at once with run_sync

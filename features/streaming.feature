@@ -126,9 +126,23 @@ Feature: An actor's answer streamed as it is written
     Then more than one piece of text came before the response, and the response came last
     And the actor's middleware saw the streamed call
 
-  Scenario: A reader that breaks out after the first piece closes the API's stream, and the ledger records nothing
-    Given a streaming live actor on anthropic over a socket, to an emulator holding its streams after their first piece
+  Scenario Outline: A reader that breaks out after the first piece closes the API's stream on <api>, and the ledger records nothing
+    Given a streaming live actor on <api> over a socket, to an emulator holding its streams after their first piece
     When the actor's answer is read until its first piece, then the reader breaks out of its loop
     Then the emulator saw the stream closed while the rest was held, and nothing was left unretrieved
     And the actor's next streamed answer comes whole after it
     And the ledger holds no requests and no batches
+
+    Examples:
+      | api                     |
+      | anthropic               |
+      | openai responses        |
+      | openai chat_completions |
+      | groq                    |
+      | together                |
+      | fireworks               |
+      | xai                     |
+      | openai_compatible       |
+      | gemini                  |
+      | mistral                 |
+      | azure_openai            |

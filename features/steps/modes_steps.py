@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -14,7 +16,7 @@ import httpx2
 from _support import API_KEY, emulated_reply_to, entry_point, names, plugins_importable, remember_env, world
 from step_context import Context, given, then, when
 
-from lowtide import ActorClosedError, ActorResponse, ProviderRegistry
+from lowtide import Actor, ActorClosedError, ActorResponse, ProviderRegistry
 
 
 @contextmanager
@@ -44,6 +46,9 @@ def step_registry_with_plugin(context: Context, spec: str) -> None:
     registry.load_entry_points([entry_point(spec)])
     world(context).registry = registry
 
+
+_HANG_SECONDS = 20.0
+"""Real seconds a dropped actor's thread may take to end before the scenario calls it left running."""
 
 # -- run_sync --------------------------------------------------------------------------------------------------------
 
@@ -85,6 +90,58 @@ def step_close(context: Context) -> None:
 def step_run_sync_closed(context: Context) -> None:
     [loop, *_] = world(context).value
     assert loop.is_closed()
+
+
+@when('a script makes {count:d} actors, asks each "{prompt}" with run_sync and drops them without closing them')
+def step_run_sync_dropped(context: Context, count: int, prompt: str) -> None:
+    w = world(context)
+    threads: list[threading.Thread] = []
+    loops: list[Any] = []
+    answers: list[ActorResponse[object]] = []
+    for number in range(count):
+        before = set(threading.enumerate())
+        # Made as a script makes one: nothing of the scenario's keeps it (no cleanup, not the current actor).
+        actor = Actor(
+            {
+                "name": f"dropped-{number}",
+                "provider": "anthropic",
+                "model": "claude-sonnet-5-5",
+                "batch_processing": "live",
+            },
+            client=w.client,
+            clock=w.clock,
+            registry=w.registry,
+        )
+        answers.append(actor.run_sync(prompt))
+        threads.extend(thread for thread in threading.enumerate() if thread not in before)
+        loops.append(actor._sync_loop.loop)
+        del actor
+    w.outcomes.extend(answers)
+    w.value = (threads, loops)
+
+
+@then('each got the emulated reply to "{prompt}"')
+def step_each_reply(context: Context, prompt: str) -> None:
+    w = world(context)
+    assert w.outcomes, "no answer"
+    for outcome in w.outcomes:
+        assert isinstance(outcome, ActorResponse), outcome
+        assert outcome.text.startswith(emulated_reply_to(prompt)), outcome
+
+
+@then("once they are collected no run_sync thread of theirs is left running, and their loops are closed")
+def step_dropped_threads_gone(context: Context) -> None:
+    started, loops = world(context).value
+    # Each actor's: its loop's thread and its loop's executor threads (the ledger's checkpointer is the process's).
+    threads = [thread for thread in started if not thread.name.startswith("lowtide-checkpoint")]
+    assert [thread.name for thread in threads].count("lowtide-run-sync") == len(loops), threads
+    gc.collect()
+    bound = time.monotonic() + _HANG_SECONDS  # for the failure only: a thread ends as soon as its loop is stopped
+    for thread in threads:
+        thread.join(max(0.0, bound - time.monotonic()))
+    left = [thread.name for thread in threads if thread.is_alive()]
+    assert not left, f"{len(left)} of {len(threads)} threads still running after their actors were collected: {left}"
+    assert all(loop.is_closed() for loop in loops), "a dropped actor's loop was left open"
 
 
 @when('the actor is asked "{prompt:Q}" with run_sync from inside a running event loop')

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import ExitStack
-from typing import Protocol
+from typing import Any, Protocol
 
-from _support import API_KEY, world
+from _support import API_KEY, set_env, world
 from held_streams import HOLD_SECONDS, HeldStreams
 from step_context import Context as StepContext
 from step_context import given, then, when
@@ -30,16 +30,45 @@ class Context(StepContext, Protocol):
 _PROMPT = "Describe the harbour at low tide, in some detail."
 
 
-@given("a streaming live actor on anthropic over a socket, to an emulator holding its streams after their first piece")
-def step_held_actor(context: Context) -> None:
+# Each provider's live streaming actor as a user's program makes it: its SDK client built by lowtide from `base_url`
+# (the held emulator's address, plus where the provider's API sits on it) and the key in the environment.
+_ACTORS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "anthropic": (_MODEL, "", {}),
+    "openai responses": ("gpt-5.4-mini", "/v1", {"openai": {"endpoint": "responses"}}),
+    "openai chat_completions": ("gpt-5.4-mini", "/v1", {"openai": {"endpoint": "chat_completions"}}),
+    "groq": ("llama-3.1-8b-instant", "", {}),
+    "together": ("meta-llama/Llama-3.3-70B-Instruct-Turbo", "", {}),
+    "fireworks": ("accounts/fireworks/models/gpt-oss-20b", "/fireworks", {}),
+    "xai": ("grok-3-mini", "/xai/v1", {}),
+    "openai_compatible": ("gpt-4o-mini", "", {}),
+    "gemini": ("gemini-2.5-flash", "", {}),
+    "mistral": ("mistral-small-latest", "", {}),
+    "azure_openai": ("gpt-4o-mini", "", {}),  # the emulated resource has a deployment of each OpenAI text model
+}
+_KEYS = (
+    "OPENAI_API_KEY", "GROQ_API_KEY", "TOGETHER_API_KEY", "FIREWORKS_API_KEY", "XAI_API_KEY", "GEMINI_API_KEY",
+    "MISTRAL_API_KEY", "AZURE_OPENAI_API_KEY", "COMPAT_KEY",
+)  # fmt: skip
+
+
+@given("a streaming live actor on {api} over a socket, to an emulator holding its streams after their first piece")
+def step_held_actor(context: Context, api: str) -> None:
     w = world(context)
     held = context.held_streams = HeldStreams(w.emu)
     stack = ExitStack()
     w.cleanups.append(stack.close)
     url, _ = stack.enter_context(app_in_thread(held))
     w.cleanups.append(held.release)  # nothing stays held past the scenario
-    settings = {"name": "teller", "provider": "anthropic", "model": _MODEL, "batch_processing": "live"}
-    w.add_actor({**settings, "base_url": url}, client=None, api_key=API_KEY)
+    for variable in _KEYS:
+        set_env(w, variable, API_KEY)
+    provider = api.split(" ")[0]
+    model, path, options = _ACTORS[api]
+    settings: dict[str, Any] = {"name": "teller", "provider": provider, "model": model, "batch_processing": "live"}
+    if provider == "openai_compatible":
+        options = {"openai_compatible": {"base_url": f"{url}/v1", "api_key_env": "COMPAT_KEY"}}
+    else:
+        settings["base_url"] = url + path
+    w.add_actor({**settings, "provider_options": options}, client=None, api_key=API_KEY)
 
 
 @when("the actor's answer is read until its first piece, then the reader breaks out of its loop")

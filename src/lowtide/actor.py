@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import AsyncGenerator, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -95,6 +96,9 @@ class Actor:
             ledger=self._open_ledger,
         )
         self._sync_loop = SyncLoop()
+        # Collected unclosed (a script's actor after `run_sync`), its loop's thread and executor are wound down: a
+        # process keeps no thread per dropped actor. The finalizer holds the loop only, never the actor.
+        weakref.finalize(self, self._sync_loop.drop).atexit = False
         self._closed = False
         self._said_options: set[tuple[str, ...]] = set()  # other providers' call options already warned of
         self._ledger: LedgerStore | str | Path | None = ledger

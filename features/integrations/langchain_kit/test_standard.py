@@ -18,7 +18,19 @@ from lowtide.emulator import Emulator, RunningServer, serve_in_thread
 from lowtide.integrations.langchain import LowtideChatModel
 
 _SERVER: list[RunningServer] = []
-_KEYS = {"ANTHROPIC_API_KEY": "sk-ant-emulator-key", "OPENAI_API_KEY": "sk-emulator-key", "GEMINI_API_KEY": "emu-key"}
+_KEYS = {
+    "ANTHROPIC_API_KEY": "sk-ant-emulator-key",
+    "OPENAI_API_KEY": "sk-emulator-key",
+    "GEMINI_API_KEY": "emu-key",
+    "GROQ_API_KEY": "gsk-emulator-key",
+    "TOGETHER_API_KEY": "emulator-key",
+    "FIREWORKS_API_KEY": "fw-emulator-key",
+    "XAI_API_KEY": "xai-emulator-key",
+    "COMPAT_KEY": "compat-emulator-key",
+}
+# Where each provider's API sits on the emulator's socket (its root when not named), and the options it needs there.
+_PATHS = {"openai": "/v1", "fireworks": "/fireworks", "xai": "/xai/v1"}
+_OPTIONS: dict[str, dict[str, Any]] = {"fireworks": {"fireworks": {"account_id": "kit-account"}}}
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -34,17 +46,20 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer
 
 def _actor(provider: str, model: str, mode: str) -> Actor:
     url = _SERVER[0].url
-    return Actor(
-        {
-            "name": f"kit-{provider}-{mode}",
-            "provider": provider,
-            "model": model,
-            "max_tokens": 1024,
-            "batch_processing": mode,
-            "batch": {"poll_interval": 0.02, "coalesce_window": 0.05},
-            "base_url": f"{url}/v1" if provider == "openai" else url,
-        }
-    )
+    settings: dict[str, Any] = {
+        "name": f"kit-{provider}-{mode}",
+        "provider": provider,
+        "model": model,
+        "max_tokens": 1024,
+        "batch_processing": mode,
+        "batch": {"poll_interval": 0.02, "coalesce_window": 0.05},
+    }
+    if provider == "openai_compatible":
+        settings["provider_options"] = {"openai_compatible": {"base_url": f"{url}/v1", "api_key_env": "COMPAT_KEY"}}
+    else:
+        settings["base_url"] = url + _PATHS.get(provider, "")
+        settings["provider_options"] = _OPTIONS.get(provider, {})
+    return Actor(settings)
 
 
 class _Lowtide:
@@ -100,4 +115,52 @@ class TestOpenAILive(_KitIntegration):
 class TestGeminiBatch(_KitIntegration):
     provider = "gemini"
     model_id = "gemini-2.5-flash"
+    mode = "batch"
+
+
+# The OpenAI-compatible family: each provider of it, live and in batch mode (every one of them has a batch API).
+
+
+class TestGroqLive(_KitIntegration):
+    provider = "groq"
+    model_id = "llama-3.1-8b-instant"
+
+
+class TestGroqBatch(TestGroqLive):
+    mode = "batch"
+
+
+class TestTogetherLive(_KitIntegration):
+    provider = "together"
+    model_id = "meta-llama/Llama-3.3-70B-Instruct-Turbo"
+
+
+class TestTogetherBatch(TestTogetherLive):
+    mode = "batch"
+
+
+class TestFireworksLive(_KitIntegration):
+    provider = "fireworks"
+    model_id = "accounts/fireworks/models/gpt-oss-20b"
+
+
+class TestFireworksBatch(TestFireworksLive):
+    mode = "batch"
+
+
+class TestXaiLive(_KitIntegration):
+    provider = "xai"
+    model_id = "grok-3-mini"
+
+
+class TestXaiBatch(TestXaiLive):
+    mode = "batch"
+
+
+class TestOpenAICompatibleLive(_KitIntegration):
+    provider = "openai_compatible"
+    model_id = "gpt-4o-mini"
+
+
+class TestOpenAICompatibleBatch(TestOpenAICompatibleLive):
     mode = "batch"

@@ -21,6 +21,8 @@ class SyncLoop:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._dropped = threading.Event()
+        """Set when the loop was dropped (its thread closes it) rather than closed by `close`."""
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -59,6 +61,16 @@ class SyncLoop:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
+    def drop(self) -> None:
+        """Wind the loop down without waiting, from any thread (its actor was collected unclosed): what still runs on
+        it is cancelled, its async generators and executor shut down, then the loop stops and its thread closes it."""
+        with self._lock:
+            loop, self._loop, self._thread = self._loop, None, None
+            if loop is None or loop.is_closed():
+                return
+            self._dropped.set()
+        loop.call_soon_threadsafe(lambda: loop.create_task(_wind_down(loop)))
+
     def _started(self) -> asyncio.AbstractEventLoop:
         with self._lock:
             return self._start()[0]
@@ -66,8 +78,9 @@ class SyncLoop:
     def _start(self) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
         """The loop and its thread, started now if they were not (the lock held)."""
         if self._loop is None or self._thread is None:
-            self._loop = asyncio.new_event_loop()
-            self._thread = threading.Thread(target=self._loop.run_forever, name="lowtide-run-sync", daemon=True)
+            self._loop, self._dropped = asyncio.new_event_loop(), threading.Event()
+            serve = (self._loop, self._dropped)
+            self._thread = threading.Thread(target=_serve, args=serve, name="lowtide-run-sync", daemon=True)
             self._thread.start()
         return self._loop, self._thread
 
@@ -79,3 +92,22 @@ def _settle(answer: concurrent.futures.Future[T], task: asyncio.Task[T]) -> None
         answer.set_exception(error)
     else:
         answer.set_result(task.result())
+
+
+def _serve(loop: asyncio.AbstractEventLoop, dropped: threading.Event) -> None:
+    """The thread's work: the loop until it is stopped; closed here when it was dropped (`close` closes it itself)."""
+    loop.run_forever()
+    if dropped.is_set():
+        loop.close()
+
+
+async def _wind_down(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the loop's other tasks and wait for them, shut its async generators and executor down, stop it."""
+    current = asyncio.current_task()
+    others = [task for task in asyncio.all_tasks() if task is not current]
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
+    await loop.shutdown_asyncgens()
+    await loop.shutdown_default_executor()
+    loop.stop()

@@ -47,7 +47,7 @@ class ChatChunks:
         return pieces
 
     def _call_piece(self, call: Mapping[str, object]) -> ToolCallDelta:
-        index = int(str(call.get("index", 0)))
+        index = _call_index(call.get("index", 0))
         function = json_object(call.get("function"))
         held = self._calls.setdefault(index, {"id": None, "type": "function", "name": "", "arguments": ""})
         call_id, name, arguments = call.get("id"), function.get("name"), function.get("arguments")
@@ -76,3 +76,10 @@ class ChatChunks:
             ]
         choice = {"index": 0, "message": message, "finish_reason": self._finish, "logprobs": None}
         return {**self._head, "object": "chat.completion", "choices": [choice], "usage": self._usage}
+
+
+def _call_index(value: object) -> int:
+    """A tool call's index in a chunk: an integer, or one an SDK's types made a float (together's `0.0`) or text."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return int(str(value))
