@@ -20,14 +20,9 @@ import functools
 import json
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import AbstractContextManager
 from typing import Any
 
-from openai import AsyncOpenAI
-
 from lowtide import InvalidRequestError, RateLimitError
-from lowtide.config.actors import BatchSettings
-from lowtide.core.clock import Clock
 from lowtide.providers import (
     Counts,
     CreateSteps,
@@ -35,15 +30,14 @@ from lowtide.providers import (
     Phase,
     RemoteBatch,
     ResultLine,
-    SdkBatchBackend,
     UnreadableLine,
-    credential_of,
     ended_counts,
     json_object,
     json_objects,
 )
 from lowtide.providers.openai.codec import CANCELED_CODE
 from lowtide.providers.openai_compatible.batch import ChatBatchCodec
+from lowtide.providers.openai_compatible.json_batches import JsonBatchBackend
 from lowtide.providers.openrouter.dialect import OPENROUTER
 from lowtide.providers.openrouter.live import OPENROUTER_SDK
 
@@ -89,23 +83,13 @@ def result_line(result: Mapping[str, object]) -> ResultLine | UnreadableLine:
     return {"custom_id": custom_id, "error": {"code": code, "message": text}}
 
 
-class OpenRouterBatchBackend(SdkBatchBackend):
+class OpenRouterBatchBackend(JsonBatchBackend):
     """The Batch API through one `openai` client at OpenRouter's base URL (its own retries off: lowtide decides what
     is retried)."""
 
     codec = ChatBatchCodec(OPENROUTER)
+    sdk = OPENROUTER_SDK
     list_page = _PAGE
-
-    def __init__(self, client: AsyncOpenAI, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
-        self._client = client.with_options(max_retries=0)
-        super().__init__(
-            endpoint=str(self._client.base_url).rstrip("/"),
-            credential=credential_of(self._client.api_key, owned=owns_client, client=client),
-            clock=clock,
-            settings=settings,
-        )
-        self._closable = client
-        self._owns_client = owns_client
 
     # The batch's life.
 
@@ -182,10 +166,6 @@ class OpenRouterBatchBackend(SdkBatchBackend):
     async def finished(self, batch: RemoteBatch) -> None:
         """Nothing to delete: the requests were sent inline, and the batch's results stay listed for a rebuild."""
 
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._closable.close()
-
     # Inside.
 
     async def _results(self, batch: RemoteBatch) -> list[Mapping[str, object]]:
@@ -218,16 +198,6 @@ class OpenRouterBatchBackend(SdkBatchBackend):
             cancel_requested=status in ("cancelling", "cancelled"),
             handle=dict(raw),
         )
-
-    async def _get(self, path: str, params: Mapping[str, object] | None = None) -> Mapping[str, object]:
-        answer = await self._client.get(path, cast_to=object, options={"params": dict(params or {})})
-        return json_object(answer)
-
-    async def _post(self, path: str, body: Mapping[str, object]) -> Mapping[str, object]:
-        return json_object(await self._client.post(path, cast_to=object, body=dict(body)))
-
-    def _translate(self) -> AbstractContextManager[None]:
-        return OPENROUTER_SDK.translate()
 
 
 def _request(line: Mapping[str, Any]) -> dict[str, object]:

@@ -18,29 +18,23 @@ import json
 import logging
 import re
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from openai import AsyncOpenAI
-
 from lowtide import NotFoundError, RateLimitError
-from lowtide.config.actors import BatchSettings
-from lowtide.core.clock import Clock
 from lowtide.providers import (
     Counts,
     CreateSteps,
     Phase,
     RemoteBatch,
     ResultLine,
-    SdkBatchBackend,
     UnreadableLine,
-    credential_of,
     json_object,
     json_objects,
 )
 from lowtide.providers.openai.codec import CANCELED_CODE
 from lowtide.providers.openai_compatible.batch import ChatBatchCodec
+from lowtide.providers.openai_compatible.json_batches import JsonBatchBackend
 from lowtide.providers.xai.dialect import XAI
 from lowtide.providers.xai.sdk import XAI_SDK
 
@@ -92,25 +86,15 @@ def result_line(result: Mapping[str, object]) -> ResultLine | UnreadableLine:
     return {"custom_id": custom_id, "error": {"code": "xai_request_failed", "message": text}}
 
 
-class XaiBatchBackend(SdkBatchBackend):
+class XaiBatchBackend(JsonBatchBackend):
     """The Batch API through one `openai` client at xAI's base URL (its own retries off: lowtide decides what is
     retried)."""
 
     codec = ChatBatchCodec(XAI)
+    sdk = XAI_SDK
     finds_by_intent = True
     input_step = BATCH_STEP
     list_page = _PAGE
-
-    def __init__(self, client: AsyncOpenAI, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
-        self._client = client.with_options(max_retries=0)
-        super().__init__(
-            endpoint=str(self._client.base_url).rstrip("/"),
-            credential=credential_of(self._client.api_key, owned=owns_client, client=client),
-            clock=clock,
-            settings=settings,
-        )
-        self._closable = client
-        self._owns_client = owns_client
 
     # The batch's life.
 
@@ -188,10 +172,6 @@ class XaiBatchBackend(SdkBatchBackend):
     async def finished(self, batch: RemoteBatch) -> None:
         """Nothing to delete: xAI keeps no uploaded input."""
 
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._closable.close()
-
     # Inside.
 
     def _remote(self, raw: Mapping[str, object]) -> RemoteBatch:
@@ -232,16 +212,6 @@ class XaiBatchBackend(SdkBatchBackend):
             if not isinstance(given, str) or not given:
                 return
             token = given
-
-    async def _get(self, path: str, params: Mapping[str, object] | None = None) -> Mapping[str, object]:
-        answer = await self._client.get(path, cast_to=object, options={"params": dict(params or {})})
-        return json_object(answer)
-
-    async def _post(self, path: str, body: Mapping[str, object]) -> Mapping[str, object]:
-        return json_object(await self._client.post(path, cast_to=object, body=dict(body)))
-
-    def _translate(self) -> AbstractContextManager[None]:
-        return XAI_SDK.translate()
 
 
 def _batch_request(line: Mapping[str, Any]) -> dict[str, object]:
