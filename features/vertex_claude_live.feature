@@ -30,6 +30,16 @@ Feature: An actor answered by a Claude model on Vertex AI, live
       | vertex.claude.raw_predict   | 1     |
       | messages.create             | 0     |
 
+  Scenario: Anthropic's own settings are read from provider_options.anthropic, not said to be ignored; OpenAI's are
+    Given the warnings of "lowtide.config.actors" are kept
+    And a Vertex Claude actor "pilot" with:
+      """
+      provider_options: {anthropic: {top_k: 5}, openai: {endpoint: chat_completions}}
+      """
+    When the actor is asked "Is the harbour open?"
+    Then the answer is the emulated reply to "Is the harbour open?"
+    And "lowtide.config.actors" warned once: "provider_options.openai: actor 'pilot' is of provider 'vertex_claude', which reads only provider_options.vertex_claude and provider_options.anthropic; the options for 'openai' are ignored (a file's `defaults` may hold several providers' options, each actor taking its own provider's)."
+
   Scenario: A long answer is streamed through streamRawPredict, and makes the same answer
     Given a Vertex Claude actor "talkative" with:
       """

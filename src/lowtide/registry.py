@@ -63,6 +63,7 @@ class ProviderRegistry:
         self._usage: dict[str, UsageShape] = {}
         self._configured: dict[str, ConfiguredPrices] = {}
         self._custom_ids: dict[str, CustomIdRule] = {}
+        self._option_sections: dict[str, tuple[str, ...]] = {}
         self._lock = threading.Lock()
 
     def register(
@@ -124,6 +125,17 @@ class ProviderRegistry:
     def custom_id_rule(self, name: str) -> CustomIdRule | None:
         """The custom id rule `name` registered, if any (None: any id a job may have)."""
         return self._custom_ids.get(name)
+
+    def register_option_sections(self, name: str, sections: Iterable[str]) -> None:
+        """Register the other providers' `provider_options` sections `name`'s requests read besides its own (a
+        provider that speaks another's API: Claude on Vertex AI reads `anthropic`'s), so that an actor of it setting
+        them is not told they are ignored."""
+        with self._lock:
+            self._option_sections[name] = tuple(sections)
+
+    def option_sections(self, name: str) -> tuple[str, ...]:
+        """The `provider_options` sections `name` reads: its own, then those it registered."""
+        return (name, *self._option_sections.get(name, ()))
 
     def names(self) -> list[str]:
         return sorted({name for name, _ in self._factories})

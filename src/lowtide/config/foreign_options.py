@@ -23,15 +23,20 @@ def check_foreign_options(
     actor's calls already warned of), once per actor and names, so that a program's every call does not say it."""
     from lowtide.registry import default_registry  # the registry's modules import the configuration's
 
-    foreign = tuple(sorted(name for name in names if name != provider))
-    if not foreign:
+    names = tuple(names)
+    if all(name == provider for name in names):
         return
     try:
-        known = default_registry().names()
+        registry = default_registry()
+        known, reads = registry.names(), registry.option_sections(provider)
     except ConfigurationError:  # its plugins cannot load (said when the actor resolves its provider)
-        known = list(foreign)
+        known, reads = list(names), (provider,)
+    foreign = tuple(sorted(name for name in names if name not in reads))
+    if not foreign:
+        return
     whose = "a call's own provider_options" if said is not None else "provider_options"
-    own = f"actor {actor!r} is of provider {provider!r}, which reads only provider_options.{provider}"
+    sections = " and ".join(f"provider_options.{name}" for name in reads)
+    own = f"actor {actor!r} is of provider {provider!r}, which reads only {sections}"
     for name in foreign:
         if name not in known:
             close = difflib.get_close_matches(name, known, n=1)

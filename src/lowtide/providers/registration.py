@@ -38,6 +38,9 @@ class Registration:
     """The check of an actor in batch mode, where the batch API takes less than the live one (None: `parameters`)."""
     custom_ids: CustomIdRule | None = None
     lends: Mapping[str, str] = field(default_factory=dict[str, str])
+    reads_options_of: tuple[str, ...] = ()
+    """Other providers' `provider_options` sections its requests read too (Claude on Vertex AI reads Anthropic's):
+    not warned of as ignored on its actors."""
 
     @classmethod
     def built_in(
@@ -74,6 +77,8 @@ class Registration:
             registry.register_pricing(self.name, self.usage)
         if self.custom_ids is not None:
             registry.register_custom_ids(self.name, self.custom_ids)
+        if self.reads_options_of:
+            registry.register_option_sections(self.name, self.reads_options_of)
         registry.register(self.name, BatchProcessingMode.LIVE, LazyProvider(f"{self.package}.live", self.live))
         registry.register(self.name, BatchProcessingMode.BATCH, LazyProvider(f"{self.package}.batch", self.batch))
 

@@ -32,6 +32,7 @@ _REGISTRATION = Registration(
     parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
     batch_parameters=LazyCheck(f"{__name__}.parameters", "check_batch_parameters"),
     lends={"VertexOptions": "options"},
+    reads_options_of=("gemini",),
 )
 register = _REGISTRATION.register
 """The package's entry point of the `lowtide.providers` group."""

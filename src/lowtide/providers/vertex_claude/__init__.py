@@ -31,6 +31,7 @@ _REGISTRATION = Registration(
     parameters=LazyCheck(f"{__name__}.parameters", "check_parameters"),
     batch_parameters=LazyCheck(f"{__name__}.parameters", "check_batch_parameters"),
     custom_ids=rules.CUSTOM_IDS,
+    reads_options_of=("anthropic",),
 )
 register = _REGISTRATION.register
 """The package's entry point of the `lowtide.providers` group."""
