@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from typing import Generic, Protocol, TypeVar
 
 from lowtide import NotFoundError
@@ -19,15 +18,14 @@ from lowtide.providers import (
     CreateSteps,
     RemoteBatch,
     ResultLine,
-    SdkBatchBackend,
     UnreadableLine,
-    credential_of,
     file_reader,
     first_line_reader,
     read_files,
 )
 from lowtide.providers.openai.codec import CANCELED_CODE, EXPIRED_CODE
 from lowtide.providers.openai.input_files import BatchFiles, InputFiles
+from lowtide.providers.openai_compatible.client_backend import ClientBatchBackend
 from lowtide.providers.openai_compatible.sdk import FilesClient
 
 __all__ = ["INPUT_FILE_STEP", "FileBatchBackend"]
@@ -36,12 +34,6 @@ log = logging.getLogger(__name__)
 
 INPUT_FILE_STEP = "input_file"
 F = TypeVar("F", bound=FilesClient)
-
-
-class _Translates(Protocol):
-    """What the base needs of a dialect's `Sdk`: its exceptions re-raised as `ActorError`s."""
-
-    def translate(self) -> AbstractContextManager[None]: ...
 
 
 class _Handle(BatchFiles, Protocol):
@@ -54,29 +46,19 @@ class _Handle(BatchFiles, Protocol):
 H = TypeVar("H", bound=_Handle)
 
 
-class FileBatchBackend(InputFiles, SdkBatchBackend, Generic[F, H]):
+class FileBatchBackend(InputFiles, ClientBatchBackend[F], Generic[F, H]):
     """A Batch API of OpenAI's files through one SDK client (its own retries off: lowtide decides what is retried).
     A dialect's backend names its `sdk`, `owner`, `handle` class, and fills in the hooks below."""
 
     finds_by_intent = True
     input_step = INPUT_FILE_STEP
-    sdk: _Translates
-    """The dialect's `Sdk` (or anything that translates its SDK's exceptions)."""
     owner: str
     """The API's name in a log line or an error (`Groq`)."""
     handle: type[H]
     """The SDK's class of a batch, as `RemoteBatch.handle` holds it."""
 
     def __init__(self, client: F, *, owns_client: bool, clock: Clock, settings: BatchSettings) -> None:
-        self._client = client.with_options(max_retries=0)
-        super().__init__(
-            endpoint=str(self._client.base_url).rstrip("/"),
-            credential=credential_of(self._client.api_key, owned=owns_client, client=client),
-            clock=clock,
-            settings=settings,
-        )
-        self._closable = client
-        self._owns_client = owns_client
+        super().__init__(client, owns_client=owns_client, clock=clock, settings=settings)
         self._read_file = file_reader(self._client.files.with_streaming_response.content, self._retrying)
         self._first_line = first_line_reader(self._client.files.with_streaming_response.content, self._retrying)
 
@@ -190,10 +172,6 @@ class FileBatchBackend(InputFiles, SdkBatchBackend, Generic[F, H]):
         except NotFoundError:
             return  # deleted already
 
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._closable.close()
-
     # Inside.
 
     async def _raw(self, batch_id: str) -> H:
@@ -211,7 +189,3 @@ class FileBatchBackend(InputFiles, SdkBatchBackend, Generic[F, H]):
     def _named(self, batch_id: str) -> str:
         """A batch as a log line or an error names it."""
         return f"{self.owner} batch {batch_id}"
-
-    def _translate(self) -> AbstractContextManager[None]:
-        """The SDK's exceptions re-raised as `ActorError`s."""
-        return self.sdk.translate()

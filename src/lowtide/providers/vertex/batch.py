@@ -8,18 +8,43 @@ job per model, outside the ledger: no key, nothing recorded, and calling it twic
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from lowtide import ActorRequest, BatchProcessingMode, ConfigurationError, Provider, ProviderOptions
 from lowtide.providers import BatchCodec, InputLimits, OneBatchCalls, credential_of
 from lowtide.providers.gemini.checks import Checks
+from lowtide.providers.gemini.client import OwnedClient
 from lowtide.providers.vertex.batch_backend import VertexBatchBackend
 from lowtide.providers.vertex.batch_codec import VertexBatchCodec
-from lowtide.providers.vertex.client import build_client
+from lowtide.providers.vertex.client import Place, build_client
 from lowtide.providers.vertex.options import GEN_AI_PROVIDER_NAME, PROVIDER_NAME
 from lowtide.providers.vertex.storage import BatchFiles
 
-__all__ = ["VertexBatchProvider"]
+__all__ = ["VertexBatchProvider", "job_backend"]
+
+B = TypeVar("B", bound=VertexBatchBackend)
+
+
+def job_backend(backend: type[B], owned: OwnedClient, place: Place, options: ProviderOptions, name: str) -> B:
+    """A batch backend of `backend`'s kind for the actor of provider `name` at `place`: its jobs' files in the actor's
+    bucket (a `ConfigurationError` naming `provider_options.<name>.bucket` when none is given), its jobs under the
+    place's project and location."""
+    bucket = place.options.bucket
+    if bucket is None:
+        raise ConfigurationError(
+            f"provider_options.{name}.bucket is required in batch mode: a Vertex AI batch job reads its requests "
+            "from Cloud Storage and writes its answers there.",
+            field=f"provider_options.{name}.bucket",
+        )
+    return backend(
+        owned.client,
+        BatchFiles(place, anonymous=place.anonymous, timeout=options.timeout),
+        folder=f"gs://{bucket}/{place.options.key_prefix.strip('/')}",
+        endpoint=f"{owned.endpoint}/projects/{place.project}/locations/{place.location}",
+        credential=credential_of(owned.scope, owned=True, client=owned.client),
+        clock=options.clock,
+        settings=options.batch,
+    )
 
 
 class VertexBatchProvider(OneBatchCalls[VertexBatchBackend], Provider):
@@ -38,27 +63,11 @@ class VertexBatchProvider(OneBatchCalls[VertexBatchBackend], Provider):
                 "no client, and the project, location and bucket in provider_options.vertex.",
                 field="client",
             )
-        bucket = place.options.bucket
-        if bucket is None:
-            raise ConfigurationError(
-                "provider_options.vertex.bucket is required in batch mode: a Vertex AI batch job reads its requests "
-                "from Cloud Storage and writes its answers there.",
-                field="provider_options.vertex.bucket",
-            )
+        self.backend = job_backend(VertexBatchBackend, owned, place, options, PROVIDER_NAME)
         self._checks = Checks(owned)
         self._http = owned.http
         self._clock = options.clock
         self.settings = options.batch
-        files = BatchFiles(place, anonymous=place.anonymous, timeout=options.timeout)
-        self.backend = VertexBatchBackend(
-            owned.client,
-            files,
-            folder=f"gs://{bucket}/{place.options.key_prefix.strip('/')}",
-            endpoint=f"{owned.endpoint}/projects/{place.project}/locations/{place.location}",
-            credential=credential_of(owned.scope, owned=True, client=owned.client),
-            clock=options.clock,
-            settings=options.batch,
-        )
 
     async def preflight(self, request: ActorRequest) -> None:
         """As in live mode: the model looked up, the input within its limits, before anything is recorded or sent."""

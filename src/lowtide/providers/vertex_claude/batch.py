@@ -13,10 +13,10 @@ from typing import ClassVar
 
 from lowtide import ActorRequest, BatchProcessingMode, ConfigurationError, Provider, ProviderOptions
 from lowtide.messages.limits import body_json, byte_size
-from lowtide.providers import BatchCodec, InputLimits, OneBatchCalls, credential_of
+from lowtide.providers import BatchCodec, InputLimits, OneBatchCalls
 from lowtide.providers.anthropic.mapping import to_message_params
+from lowtide.providers.vertex.batch import job_backend
 from lowtide.providers.vertex.client import build_client as build_genai_client
-from lowtide.providers.vertex.storage import BatchFiles
 from lowtide.providers.vertex_claude.batch_backend import VertexClaudeBatchBackend
 from lowtide.providers.vertex_claude.batch_codec import VertexClaudeBatchCodec
 from lowtide.providers.vertex_claude.checks import MAX_REQUEST_BYTES, VertexClaudeChecks
@@ -44,28 +44,12 @@ class VertexClaudeBatchProvider(OneBatchCalls[VertexClaudeBatchBackend], Provide
             )
         owned, place = build_genai_client(options, PROVIDER_NAME)
         assert place is not None  # no client was given: one was built, for the place read
-        bucket = place.options.bucket
-        if bucket is None:
-            raise ConfigurationError(
-                f"provider_options.{PROVIDER_NAME}.bucket is required in batch mode: a Vertex AI batch job reads its "
-                "requests from Cloud Storage and writes its answers there.",
-                field=f"provider_options.{PROVIDER_NAME}.bucket",
-            )
+        self.backend = job_backend(VertexClaudeBatchBackend, owned, place, options, PROVIDER_NAME)
         self._claude, self._owns_claude, _ = build_client(options)
         self._checks = VertexClaudeChecks(self._claude, max_bytes=MAX_REQUEST_BYTES, where="a Vertex AI batch job")
         self._http = owned.http
         self._clock = options.clock
         self.settings = options.batch
-        files = BatchFiles(place, anonymous=place.anonymous, timeout=options.timeout)
-        self.backend = VertexClaudeBatchBackend(
-            owned.client,
-            files,
-            folder=f"gs://{bucket}/{place.options.key_prefix.strip('/')}",
-            endpoint=f"{owned.endpoint}/projects/{place.project}/locations/{place.location}",
-            credential=credential_of(owned.scope, owned=True, client=owned.client),
-            clock=options.clock,
-            settings=options.batch,
-        )
 
     async def preflight(self, request: ActorRequest) -> None:
         """As in live mode: the model looked up, the input within its limits, before anything is recorded or sent."""
